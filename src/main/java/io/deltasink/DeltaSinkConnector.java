@@ -1,0 +1,59 @@
+package io.deltasink;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.sink.SinkConnector;
+
+import io.deltasink.config.DeltaSinkConfig;
+
+/** Kafka Connect sink connector writing one Delta Lake table, exactly once. */
+public class DeltaSinkConnector extends SinkConnector {
+    private Map<String, String> props;
+
+    @Override
+    public String version() {
+        return Version.get();
+    }
+
+    @Override
+    public void start(Map<String, String> props) {
+        new DeltaSinkConfig(props); // fail fast on a bad config
+        this.props = new HashMap<>(props);
+    }
+
+    @Override
+    public Class<? extends Task> taskClass() {
+        return DeltaSinkTask.class;
+    }
+
+    @Override
+    public List<Map<String, String>> taskConfigs(int maxTasks) {
+        List<Map<String, String>> configs = new ArrayList<>();
+        for (int i = 0; i < maxTasks; i++) {
+            configs.add(new HashMap<>(props));
+        }
+        return configs;
+    }
+
+    @Override
+    public void stop() {
+    }
+
+    @Override
+    public ConfigDef config() {
+        return DeltaSinkConfig.configDef();
+    }
+
+    @Override
+    public Config validate(Map<String, String> connectorConfigs) {
+        Config config = super.validate(connectorConfigs);
+        ConnectorValidation.check(connectorConfigs, config);
+        return config;
+    }
+}

@@ -1,0 +1,64 @@
+package io.deltasink;
+
+import java.time.Clock;
+import java.util.Collection;
+import java.util.Map;
+
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTask;
+
+import io.deltasink.commit.SinkSession;
+import io.deltasink.config.DeltaSinkConfig;
+import io.deltasink.storage.StorageSettings;
+
+/**
+ * The Connect task: lifecycle only. Records are buffered into Parquet files by {@link SinkSession};
+ * each offset commit of the worker ({@link #preCommit}) becomes one Delta commit that also stores
+ * the Kafka offsets, and the offsets returned are those now in the table.
+ */
+public class DeltaSinkTask extends SinkTask {
+    private SinkSession session;
+
+    @Override
+    public String version() {
+        return Version.get();
+    }
+
+    @Override
+    public void start(Map<String, String> props) {
+        DeltaSinkConfig config = new DeltaSinkConfig(props);
+        StorageSettings storage = new StorageSettings(config.tableLocation(), config.hadoopSettings());
+        Clock clock = Clock.systemUTC();
+        session = new SinkSession(config, storage, Converters.factory(config, clock), context, clock, Thread::sleep,
+                Version.engineInfo(config.connectorName()));
+    }
+
+    @Override
+    public void open(Collection<TopicPartition> partitions) {
+        session.open(partitions);
+    }
+
+    @Override
+    public void put(Collection<SinkRecord> records) {
+        session.put(records);
+    }
+
+    @Override
+    public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        return session.commit();
+    }
+
+    @Override
+    public void close(Collection<TopicPartition> partitions) {
+        session.close(partitions);
+    }
+
+    @Override
+    public void stop() {
+        if (session != null) {
+            session.stop();
+        }
+    }
+}

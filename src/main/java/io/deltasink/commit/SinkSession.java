@@ -1,0 +1,426 @@
+package io.deltasink.commit;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTaskContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.deltasink.config.DeltaSinkConfig;
+import io.deltasink.convert.RecordConverter;
+import io.deltasink.storage.StorageSettings;
+import io.deltasink.table.DataFile;
+import io.deltasink.table.DeltaTable;
+import io.deltasink.table.TableSnapshot;
+import io.deltasink.write.PartitionedWriter;
+import io.deltasink.write.WriterSettings;
+
+/**
+ * One task's write pipeline: records -> rows -> Parquet files -> one Delta commit per flush,
+ * with each Kafka partition's next offset stored in the same commit.
+ *
+ * <p>State per Kafka partition: {@code tableOffsets} is what the table says (the next offset
+ * to read, absent when the table has never seen the partition); {@code nextOffsets} is the
+ * offset after the last record taken into the current, uncommitted batch. Records below either
+ * are already in the table or in the batch and are skipped, so a redelivery never duplicates.
+ * Whenever buffered work must be dropped (storage failure, lost fencing), the files are
+ * deleted and the consumer is rewound to the table's offsets, so nothing is lost either.
+ */
+public final class SinkSession {
+    private static final Logger log = LoggerFactory.getLogger(SinkSession.class);
+
+    private final DeltaSinkConfig config;
+    private final StorageSettings storage;
+    private final DeltaTable table;
+    private final SinkTaskContext context;
+    private final Clock clock;
+    private final TableCommitter.Sleeper sleeper;
+    private final Function<SinkRecord, RecordConverter> converterFactory;
+    private final BadRecords badRecords;
+    private final String engineInfo;
+    private final TableCommitter committer;
+
+    private RecordConverter converter;
+    private PartitionedWriter writer;
+    private boolean tableChecked;
+
+    private final Set<TopicPartition> assigned = new HashSet<>();
+    private final Map<TopicPartition, Long> tableOffsets = new HashMap<>();
+    private final Map<TopicPartition, Long> nextOffsets = new HashMap<>();
+    private final Map<TopicPartition, Long> firstOffsets = new HashMap<>();
+    private ConnectException fatal;
+    private int consecutiveFailures;
+    private long tombstones;
+
+    /**
+     * @param converterFactory gives the converter; called with null when the mapping does not need
+     *                         a record to know its columns, else with the first record ("auto" mode),
+     *                         in which case it may return null for a null argument
+     */
+    public SinkSession(DeltaSinkConfig config, StorageSettings storage, Function<SinkRecord, RecordConverter> converterFactory,
+                       SinkTaskContext context, Clock clock, TableCommitter.Sleeper sleeper, String engineInfo) {
+        this.config = config;
+        this.storage = storage;
+        this.context = context;
+        this.clock = clock;
+        this.sleeper = sleeper;
+        this.converterFactory = converterFactory;
+        this.engineInfo = engineInfo;
+        this.table = new DeltaTable(storage.createEngine(), storage.tableUri());
+        this.badRecords = new BadRecords(config.toleratesErrors(), errantReporter(context));
+        this.committer = new TableCommitter(table, engineInfo, config.commitMaxRetries(), config.retryBackoffMs(), sleeper);
+        this.converter = converterFactory.apply(null);
+    }
+
+    private static org.apache.kafka.connect.sink.ErrantRecordReporter errantReporter(SinkTaskContext context) {
+        try {
+            return context.errantRecordReporter();
+        } catch (NoSuchMethodError | NoClassDefFoundError e) {
+            return null; // a worker older than Kafka 2.6
+        }
+    }
+
+    /** The appId under which a partition's position is stored in the table. */
+    String appId(TopicPartition tp) {
+        return config.appIdTemplate()
+                .replace("${connector}", config.connectorName())
+                .replace("${topic}", tp.topic())
+                .replace("${partition}", Integer.toString(tp.partition()));
+    }
+
+    // ---- assignment -------------------------------------------------------------------------
+
+    public void open(Collection<TopicPartition> partitions) {
+        assigned.addAll(partitions);
+        Optional<TableSnapshot> snapshot = retrying("open the table", () -> {
+            if (converter != null) {
+                return Optional.of(ensureTable());
+            }
+            return table.latest();
+        });
+        Map<TopicPartition, Long> seeks = new HashMap<>();
+        Map<TopicPartition, String> report = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
+        for (TopicPartition tp : partitions) {
+            Optional<Long> version = snapshot.flatMap(s -> s.txnVersion(appId(tp)));
+            nextOffsets.remove(tp);
+            firstOffsets.remove(tp);
+            if (version.isPresent()) {
+                tableOffsets.put(tp, version.get());
+                seeks.put(tp, version.get());
+                report.put(tp, "offset " + version.get() + " (from the table)");
+            } else {
+                tableOffsets.remove(tp);
+                if (config.startEarliest()) {
+                    seeks.put(tp, 0L);
+                    report.put(tp, "earliest (not in the table yet)");
+                } else {
+                    report.put(tp, "the consumer group's offset (not in the table yet)");
+                }
+            }
+        }
+        if (!seeks.isEmpty()) {
+            context.offset(seeks);
+        }
+        log.info("Assigned {} partition(s) for table {} at version {}; resuming at {}", partitions.size(),
+                storage.tableUri(), snapshot.map(s -> Long.toString(s.version())).orElse("(none yet)"), report);
+    }
+
+    public void close(Collection<TopicPartition> partitions) {
+        if (hasPendingWork()) {
+            // The commit before close did not happen or failed: drop the batch, the table's offsets
+            // (what the next owner resumes from) are unaffected.
+            log.warn("Closing {} with an uncommitted batch of {} rows: dropping it; the records will be read again",
+                    partitions, writer == null ? 0 : writer.rowsBuffered());
+            discardBatch(List.of());
+        }
+        for (TopicPartition tp : partitions) {
+            assigned.remove(tp);
+            tableOffsets.remove(tp);
+            nextOffsets.remove(tp);
+            firstOffsets.remove(tp);
+        }
+    }
+
+    public void stop() {
+        if (writer != null) {
+            try {
+                writer.abort();
+            } catch (IOException | RuntimeException e) {
+                log.warn("Could not remove uncommitted files on stop; vacuum will remove them", e);
+            }
+        }
+    }
+
+    // ---- records ------------------------------------------------------------------------------
+
+    public void put(Collection<SinkRecord> records) {
+        if (fatal != null) {
+            throw fatal;
+        }
+        List<SinkRecord> list = records instanceof List<SinkRecord> l ? l : new ArrayList<>(records);
+        for (int i = 0; i < list.size(); i++) {
+            SinkRecord record = list.get(i);
+            TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
+            Long next = nextOffsets.containsKey(tp) ? nextOffsets.get(tp) : tableOffsets.get(tp);
+            long offset = record.kafkaOffset();
+            if (next != null && offset < next) {
+                log.trace("Skipping {}@{}: already in the table or in this batch", tp, offset);
+                continue;
+            }
+            try {
+                accept(record);
+            } catch (IOException | RuntimeException e) {
+                if (Failures.isFatal(e)) {
+                    fail(e);
+                    throw fatal;
+                }
+                log.warn("Writing data files failed; dropping the batch and reading again from the table's offsets", e);
+                discardBatch(list.subList(i, list.size()));
+                backoff();
+                return;
+            }
+            firstOffsets.putIfAbsent(tp, offset);
+            nextOffsets.put(tp, offset + 1);
+        }
+        if (writer != null && config.flushMaxRecords() > 0 && writer.rowsBuffered() >= config.flushMaxRecords()) {
+            context.requestCommit();
+        }
+    }
+
+    private void accept(SinkRecord record) throws IOException {
+        if (record.value() == null) {
+            if (config.failOnNullValues()) {
+                throw new DataException("Record " + record.topic() + "/" + record.kafkaPartition() + "@"
+                        + record.kafkaOffset() + " has a null value (tombstone) and behavior.on.null.values=fail");
+            }
+            tombstones++;
+            return;
+        }
+        if (converter == null) {
+            converter = converterFactory.apply(record);
+            log.info("Columns derived from {}/{}@{}: {}", record.topic(), record.kafkaPartition(),
+                    record.kafkaOffset(), converter.schema());
+        }
+        if (!tableChecked) {
+            ensureTable();
+        }
+        Object[] row;
+        try {
+            row = converter.convert(record);
+        } catch (DataException e) {
+            badRecords.handle(record, e);
+            return;
+        }
+        writer().write(row);
+    }
+
+    private PartitionedWriter writer() throws IOException {
+        if (writer == null) {
+            WriterSettings settings = new WriterSettings(config.compression(), config.rowGroupBytes(),
+                    config.pageBytes(), config.fileTargetBytes(), config.bufferMaxBytes(), config.statsColumns());
+            writer = new PartitionedWriter(settings, converter.schema(), config.partitionColumns(),
+                    storage.tablePath(), storage.hadoopConf(), clock);
+        }
+        return writer;
+    }
+
+    private TableSnapshot ensureTable() {
+        if (!config.autoCreate()) {
+            TableSnapshot s = table.latest().orElseThrow(() -> new ConnectException("No Delta table at "
+                    + storage.tableUri() + " and table.auto.create=false: create it or set table.auto.create=true"));
+            tableChecked = true;
+            return s;
+        }
+        TableSnapshot s = table.createOrCheck(converter.schema(), config.partitionColumns(), config.tableProperties(),
+                engineInfo);
+        tableChecked = true;
+        return s;
+    }
+
+    // ---- commit ---------------------------------------------------------------------------------
+
+    /** Commits the batch (if any) and returns the offsets the table now holds for assigned partitions. */
+    public Map<TopicPartition, OffsetAndMetadata> commit() {
+        if (fatal == null && hasPendingWork()) {
+            commitBatch();
+        }
+        Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+        for (TopicPartition tp : assigned) {
+            Long v = tableOffsets.get(tp);
+            if (v != null) {
+                out.put(tp, new OffsetAndMetadata(v));
+            }
+        }
+        return out;
+    }
+
+    private boolean hasPendingWork() {
+        return !nextOffsets.isEmpty() || (writer != null && writer.rowsBuffered() > 0);
+    }
+
+    private void commitBatch() {
+        long started = clock.millis();
+        List<DataFile> files = List.of();
+        try {
+            files = writer == null ? List.of() : writer.finish();
+            Map<String, Optional<Long>> expected = new LinkedHashMap<>();
+            Map<String, Long> versions = new LinkedHashMap<>();
+            Map<TopicPartition, Long> advanced = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
+            for (Map.Entry<TopicPartition, Long> e : nextOffsets.entrySet()) {
+                String appId = appId(e.getKey());
+                expected.put(appId, Optional.ofNullable(tableOffsets.get(e.getKey())));
+                versions.put(appId, e.getValue());
+                advanced.put(e.getKey(), e.getValue());
+            }
+            if (files.isEmpty() && versions.isEmpty()) {
+                return;
+            }
+            if (!tableChecked) {
+                // only offsets moved (tombstones, bad records) before any row gave us a schema
+                if (table.latest().isEmpty()) {
+                    log.debug("No table yet and no rows: nothing to commit");
+                    return;
+                }
+                tableChecked = true;
+            }
+            TableCommitter.Outcome outcome = committer.commit(files, expected, versions);
+            if (outcome instanceof TableCommitter.Committed c) {
+                tableOffsets.putAll(advanced);
+                nextOffsets.clear();
+                firstOffsets.clear();
+                consecutiveFailures = 0;
+                long rows = files.stream().mapToLong(f -> f.stats().numRecords()).sum();
+                log.info("Committed version {} of {}: {} file(s), {} row(s), {} ms, {} attempt(s), offsets {}",
+                        c.version(), storage.tableUri(), files.size(), rows, clock.millis() - started, c.attempts(),
+                        advanced);
+            } else {
+                TableCommitter.Fenced f = (TableCommitter.Fenced) outcome;
+                deleteFiles(files);
+                Map<TopicPartition, Long> seeks = new HashMap<>();
+                for (TopicPartition tp : advanced.keySet()) {
+                    Optional<Long> now = f.tableVersions().get(appId(tp));
+                    if (now.isPresent()) {
+                        tableOffsets.put(tp, now.get());
+                        seeks.put(tp, now.get());
+                    } else {
+                        seeks.put(tp, firstOffsets.get(tp));
+                    }
+                }
+                nextOffsets.clear();
+                firstOffsets.clear();
+                context.offset(seeks);
+                log.warn("Batch dropped: another writer committed these partitions first (table version {}); "
+                        + "resuming from the table at {}", f.tableVersion(), seeks);
+            }
+        } catch (IOException | RuntimeException e) {
+            if (Failures.isFatal(e)) {
+                deleteFiles(files);
+                fail(e);
+                return;
+            }
+            log.warn("Commit to {} failed; dropping the batch and reading again from the table's offsets",
+                    storage.tableUri(), e);
+            deleteFiles(files);
+            discardBatch(List.of());
+            backoff();
+        }
+    }
+
+    // ---- failure handling --------------------------------------------------------------------------
+
+    /** Drops the uncommitted batch and rewinds every partition it touched (and those of {@code unread}). */
+    private void discardBatch(List<SinkRecord> unread) {
+        if (writer != null) {
+            try {
+                writer.abort();
+            } catch (IOException | RuntimeException e) {
+                log.warn("Could not delete uncommitted files; vacuum will remove them", e);
+            }
+        }
+        Map<TopicPartition, Long> seeks = new HashMap<>();
+        for (Map.Entry<TopicPartition, Long> e : firstOffsets.entrySet()) {
+            seeks.put(e.getKey(), tableOffsets.getOrDefault(e.getKey(), e.getValue()));
+        }
+        for (SinkRecord r : unread) {
+            TopicPartition tp = new TopicPartition(r.topic(), r.kafkaPartition());
+            if (!seeks.containsKey(tp)) {
+                seeks.put(tp, tableOffsets.containsKey(tp) ? tableOffsets.get(tp) : r.kafkaOffset());
+            }
+        }
+        nextOffsets.clear();
+        firstOffsets.clear();
+        if (!seeks.isEmpty()) {
+            context.offset(seeks);
+        }
+    }
+
+    private void deleteFiles(List<DataFile> files) {
+        for (DataFile f : files) {
+            try {
+                Path p = new Path(storage.tablePath(), f.path());
+                FileSystem fs = p.getFileSystem(storage.hadoopConf());
+                fs.delete(p, false);
+            } catch (IOException | RuntimeException e) {
+                log.warn("Could not delete uncommitted file {}; vacuum will remove it", f.path(), e);
+            }
+        }
+    }
+
+    private void backoff() {
+        consecutiveFailures++;
+        long wait = Math.min(TableCommitter.MAX_BACKOFF_MS,
+                config.retryBackoffMs() << Math.min(consecutiveFailures, 16));
+        try {
+            sleeper.sleep(wait);
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void fail(Throwable e) {
+        fatal = Failures.asFatal(e);
+        log.error("Task stops: {}", e.getMessage());
+        discardBatch(List.of());
+    }
+
+    private <T> T retrying(String what, java.util.function.Supplier<T> action) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return action.get();
+            } catch (RuntimeException e) {
+                if (Failures.isFatal(e) || attempt >= 5) {
+                    throw Failures.asFatal(e);
+                }
+                log.warn("Could not {} (attempt {} of 5); retrying", what, attempt, e);
+                backoff();
+            }
+        }
+    }
+
+    long tombstones() {
+        return tombstones;
+    }
+
+    long badRecords() {
+        return badRecords.reported();
+    }
+}

@@ -1,0 +1,296 @@
+package io.deltasink.config;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+
+/**
+ * The connector's settings: one NAME / DOC / DEFAULT constant per key, grouped and ordered for
+ * the REST validate call and the generated config reference (docs/config-reference.md).
+ */
+public final class DeltaSinkConfig extends AbstractConfig {
+
+    static final String GROUP_TABLE = "Table";
+    static final String GROUP_MAPPING = "Mapping";
+    static final String GROUP_EXACTLY_ONCE = "Exactly-once";
+    static final String GROUP_FILES = "Files and memory";
+    static final String GROUP_STORAGE = "Storage";
+
+    public static final String TABLE_LOCATION = "table.location";
+    static final String TABLE_LOCATION_DOC = "Where the Delta table lives: a local path (/data/delta/sensor_events), "
+            + "or a URI such as file:///data/t or s3a://bucket/prefix. A missing table is created on first use "
+            + "(see table.auto.create).";
+
+    public static final String TABLE_AUTO_CREATE = "table.auto.create";
+    static final String TABLE_AUTO_CREATE_DOC = "Create the table when it does not exist, with the schema from "
+            + "'columns', the partition columns and the delta.table.property.* properties. When false, a missing "
+            + "table fails the task.";
+    static final boolean TABLE_AUTO_CREATE_DEFAULT = true;
+
+    public static final String PARTITION_COLUMNS = "partition.columns";
+    static final String PARTITION_COLUMNS_DOC = "Comma-separated output columns the table is partitioned by, "
+            + "in order, e.g. device_type,event_date. Each must be a column of the mapping and not of type binary.";
+
+    public static final String TABLE_PROPERTY_PREFIX = "delta.table.property.";
+    static final String TABLE_PROPERTY_PREFIX_DOC = "Table properties set when the table is created: "
+            + "delta.table.property.<key>=<value>, e.g. delta.table.property.delta.checkpointInterval=10.";
+
+    public static final String COLUMNS = "columns";
+    static final String COLUMNS_DOC = "The column mapping: comma-separated entries 'name:type=source', or 'auto'. "
+            + "Types: string, int, long, short, byte, double, float, boolean, binary, date, timestamp, decimal(p,s). "
+            + "Sources: a path into the value (a.b.c; descends into fields that hold JSON text), @topic, @partition, "
+            + "@offset, @timestamp, @key, @header.<name>, @now (processing time), raw(<path>) (the field's text), "
+            + "date(<column>) (the UTC date of a timestamp column). 'auto' flattens a Struct or Map by its own shape "
+            + "(nested names joined with '_'), taken from the first record.";
+    static final String COLUMNS_DEFAULT = "auto";
+
+    public static final String COLUMNS_NOT_NULL = "columns.not.null";
+    static final String COLUMNS_NOT_NULL_DOC = "Columns that must have a value (NOT NULL in the table schema). "
+            + "A record whose value for one of them is missing is a bad record (see errors.tolerance).";
+
+    public static final String NULL_VALUE_BEHAVIOR = "behavior.on.null.values";
+    static final String NULL_VALUE_BEHAVIOR_DOC = "What to do with a record whose value is null (a tombstone): "
+            + "'ignore' skips it and counts it, 'fail' fails the task.";
+    static final String NULL_VALUE_BEHAVIOR_DEFAULT = "ignore";
+
+    public static final String TXN_APP_ID_TEMPLATE = "txn.app.id.template";
+    static final String TXN_APP_ID_TEMPLATE_DOC = "The Delta txn appId under which each Kafka partition's "
+            + "position is stored in the table log. Must contain ${topic} and ${partition}; ${connector} is the "
+            + "connector name. Changing it on a running table makes the connector forget where it was.";
+    static final String TXN_APP_ID_TEMPLATE_DEFAULT = "${connector}/${topic}/${partition}";
+
+    public static final String START_POSITION = "start.position";
+    static final String START_POSITION_DOC = "Where to start reading a Kafka partition the table has never seen: "
+            + "'group' follows the consumer group's committed offset (then consumer.auto.offset.reset), "
+            + "'earliest' starts at the beginning of the partition. Partitions the table has seen always resume "
+            + "from the table.";
+    static final String START_POSITION_DEFAULT = "group";
+
+    public static final String COMMIT_MAX_RETRIES = "commit.max.retries";
+    static final String COMMIT_MAX_RETRIES_DOC = "How many times a commit is rebuilt on a newer table version when "
+            + "an unrelated writer committed first.";
+    static final int COMMIT_MAX_RETRIES_DEFAULT = 10;
+
+    public static final String COMMIT_RETRY_BACKOFF_MS = "commit.retry.backoff.ms";
+    static final String COMMIT_RETRY_BACKOFF_MS_DOC = "First wait before retrying a commit or recovering from a "
+            + "storage error; doubles on each attempt, up to 30 s.";
+    static final long COMMIT_RETRY_BACKOFF_MS_DEFAULT = 100L;
+
+    public static final String FLUSH_MAX_RECORDS = "flush.max.records";
+    static final String FLUSH_MAX_RECORDS_DOC = "Ask the worker for an early commit once this many rows are "
+            + "buffered (0: commit only every offset.flush.interval.ms of the worker).";
+    static final int FLUSH_MAX_RECORDS_DEFAULT = 100_000;
+
+    public static final String FILE_TARGET_BYTES = "file.target.bytes";
+    static final String FILE_TARGET_BYTES_DOC = "A data file is closed once it reaches this size; the next rows "
+            + "of its table partition go to a new file.";
+    static final long FILE_TARGET_BYTES_DEFAULT = 128L << 20;
+
+    public static final String BUFFER_MAX_BYTES = "buffer.max.bytes";
+    static final String BUFFER_MAX_BYTES_DOC = "Bound on the bytes a task holds in memory for open files; when "
+            + "reached, the open file with the most buffered bytes is closed early.";
+    static final long BUFFER_MAX_BYTES_DEFAULT = 32L << 20;
+
+    public static final String PARQUET_COMPRESSION = "parquet.compression";
+    static final String PARQUET_COMPRESSION_DOC = "Compression codec of the data files.";
+    static final String PARQUET_COMPRESSION_DEFAULT = "snappy";
+
+    public static final String PARQUET_ROW_GROUP_BYTES = "parquet.row.group.bytes";
+    static final String PARQUET_ROW_GROUP_BYTES_DOC = "Parquet row group size; a row group is held in memory "
+            + "while it fills, so keep it small on a small heap.";
+    static final long PARQUET_ROW_GROUP_BYTES_DEFAULT = 8L << 20;
+
+    public static final String PARQUET_PAGE_BYTES = "parquet.page.bytes";
+    static final String PARQUET_PAGE_BYTES_DOC = "Parquet page size.";
+    static final int PARQUET_PAGE_BYTES_DEFAULT = 1 << 20;
+
+    public static final String STATS_COLUMNS = "stats.num.indexed.cols";
+    static final String STATS_COLUMNS_DOC = "Statistics (min, max, null count) are written for this many leading "
+            + "data columns, as Delta's delta.dataSkippingNumIndexedCols.";
+    static final int STATS_COLUMNS_DEFAULT = 32;
+
+    public static final String HADOOP_PREFIX = "delta.hadoop.";
+    static final String HADOOP_PREFIX_DOC = "Hadoop filesystem settings passed through: delta.hadoop.<key>=<value>, "
+            + "e.g. delta.hadoop.fs.s3a.connection.maximum=8.";
+
+    /** Connect's own keys the task reads (set by the worker's connector config). */
+    public static final String CONNECTOR_NAME = "name";
+    public static final String ERRORS_TOLERANCE = "errors.tolerance";
+
+    /** The wildcard keys: documented in the reference, accepted by prefix. */
+    static final List<String[]> PREFIXES = List.of(
+            new String[] {TABLE_PROPERTY_PREFIX + "*", GROUP_TABLE, TABLE_PROPERTY_PREFIX_DOC},
+            new String[] {HADOOP_PREFIX + "*", GROUP_STORAGE, HADOOP_PREFIX_DOC});
+
+    public static ConfigDef configDef() {
+        ConfigDef def = new ConfigDef();
+        int order = 0;
+        def.define(TABLE_LOCATION, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(),
+                Importance.HIGH, TABLE_LOCATION_DOC, GROUP_TABLE, ++order, Width.LONG, "Table location");
+        def.define(TABLE_AUTO_CREATE, Type.BOOLEAN, TABLE_AUTO_CREATE_DEFAULT,
+                Importance.MEDIUM, TABLE_AUTO_CREATE_DOC, GROUP_TABLE, ++order, Width.SHORT, "Create missing table");
+        def.define(PARTITION_COLUMNS, Type.LIST, "",
+                Importance.HIGH, PARTITION_COLUMNS_DOC, GROUP_TABLE, ++order, Width.MEDIUM, "Partition columns");
+
+        order = 0;
+        def.define(COLUMNS, Type.STRING, COLUMNS_DEFAULT, Validators.COLUMNS,
+                Importance.HIGH, COLUMNS_DOC, GROUP_MAPPING, ++order, Width.LONG, "Column mapping");
+        def.define(COLUMNS_NOT_NULL, Type.LIST, "",
+                Importance.MEDIUM, COLUMNS_NOT_NULL_DOC, GROUP_MAPPING, ++order, Width.MEDIUM, "Not-null columns");
+        def.define(NULL_VALUE_BEHAVIOR, Type.STRING, NULL_VALUE_BEHAVIOR_DEFAULT,
+                Validators.oneOf("ignore", "fail"),
+                Importance.MEDIUM, NULL_VALUE_BEHAVIOR_DOC, GROUP_MAPPING, ++order, Width.SHORT, "On null value");
+
+        order = 0;
+        def.define(TXN_APP_ID_TEMPLATE, Type.STRING, TXN_APP_ID_TEMPLATE_DEFAULT, Validators.APP_ID_TEMPLATE,
+                Importance.LOW, TXN_APP_ID_TEMPLATE_DOC, GROUP_EXACTLY_ONCE, ++order, Width.MEDIUM, "txn appId template");
+        def.define(START_POSITION, Type.STRING, START_POSITION_DEFAULT, Validators.oneOf("group", "earliest"),
+                Importance.MEDIUM, START_POSITION_DOC, GROUP_EXACTLY_ONCE, ++order, Width.SHORT, "Start position");
+        def.define(COMMIT_MAX_RETRIES, Type.INT, COMMIT_MAX_RETRIES_DEFAULT, ConfigDef.Range.between(0, 1000),
+                Importance.LOW, COMMIT_MAX_RETRIES_DOC, GROUP_EXACTLY_ONCE, ++order, Width.SHORT, "Commit retries");
+        def.define(COMMIT_RETRY_BACKOFF_MS, Type.LONG, COMMIT_RETRY_BACKOFF_MS_DEFAULT, ConfigDef.Range.between(1, 60_000),
+                Importance.LOW, COMMIT_RETRY_BACKOFF_MS_DOC, GROUP_EXACTLY_ONCE, ++order, Width.SHORT, "Retry backoff (ms)");
+
+        order = 0;
+        def.define(FLUSH_MAX_RECORDS, Type.INT, FLUSH_MAX_RECORDS_DEFAULT, ConfigDef.Range.atLeast(0),
+                Importance.MEDIUM, FLUSH_MAX_RECORDS_DOC, GROUP_FILES, ++order, Width.SHORT, "Early commit after rows");
+        def.define(FILE_TARGET_BYTES, Type.LONG, FILE_TARGET_BYTES_DEFAULT, ConfigDef.Range.atLeast(1024),
+                Importance.MEDIUM, FILE_TARGET_BYTES_DOC, GROUP_FILES, ++order, Width.SHORT, "Target file size");
+        def.define(BUFFER_MAX_BYTES, Type.LONG, BUFFER_MAX_BYTES_DEFAULT, ConfigDef.Range.atLeast(64 * 1024),
+                Importance.MEDIUM, BUFFER_MAX_BYTES_DOC, GROUP_FILES, ++order, Width.SHORT, "Buffer bound");
+        def.define(PARQUET_COMPRESSION, Type.STRING, PARQUET_COMPRESSION_DEFAULT,
+                Validators.oneOf("snappy", "zstd", "gzip", "uncompressed"),
+                Importance.LOW, PARQUET_COMPRESSION_DOC, GROUP_FILES, ++order, Width.SHORT, "Compression");
+        def.define(PARQUET_ROW_GROUP_BYTES, Type.LONG, PARQUET_ROW_GROUP_BYTES_DEFAULT, ConfigDef.Range.atLeast(64 * 1024),
+                Importance.LOW, PARQUET_ROW_GROUP_BYTES_DOC, GROUP_FILES, ++order, Width.SHORT, "Row group size");
+        def.define(PARQUET_PAGE_BYTES, Type.INT, PARQUET_PAGE_BYTES_DEFAULT, ConfigDef.Range.atLeast(4 * 1024),
+                Importance.LOW, PARQUET_PAGE_BYTES_DOC, GROUP_FILES, ++order, Width.SHORT, "Page size");
+        def.define(STATS_COLUMNS, Type.INT, STATS_COLUMNS_DEFAULT, ConfigDef.Range.between(0, 1000),
+                Importance.LOW, STATS_COLUMNS_DOC, GROUP_FILES, ++order, Width.SHORT, "Stats columns");
+        return def;
+    }
+
+    public DeltaSinkConfig(Map<String, String> props) {
+        super(configDef(), props);
+    }
+
+    public String tableLocation() {
+        return getString(TABLE_LOCATION).trim();
+    }
+
+    public boolean autoCreate() {
+        return getBoolean(TABLE_AUTO_CREATE);
+    }
+
+    public List<String> partitionColumns() {
+        return trimmed(getList(PARTITION_COLUMNS));
+    }
+
+    public String columns() {
+        return getString(COLUMNS);
+    }
+
+    public boolean autoColumns() {
+        return COLUMNS_DEFAULT.equalsIgnoreCase(columns().trim());
+    }
+
+    public List<String> notNullColumns() {
+        return trimmed(getList(COLUMNS_NOT_NULL));
+    }
+
+    public boolean failOnNullValues() {
+        return "fail".equals(getString(NULL_VALUE_BEHAVIOR).trim().toLowerCase(Locale.ROOT));
+    }
+
+    public String appIdTemplate() {
+        return getString(TXN_APP_ID_TEMPLATE);
+    }
+
+    public boolean startEarliest() {
+        return "earliest".equals(getString(START_POSITION).trim().toLowerCase(Locale.ROOT));
+    }
+
+    public int commitMaxRetries() {
+        return getInt(COMMIT_MAX_RETRIES);
+    }
+
+    public long retryBackoffMs() {
+        return getLong(COMMIT_RETRY_BACKOFF_MS);
+    }
+
+    public int flushMaxRecords() {
+        return getInt(FLUSH_MAX_RECORDS);
+    }
+
+    public long fileTargetBytes() {
+        return getLong(FILE_TARGET_BYTES);
+    }
+
+    public long bufferMaxBytes() {
+        return getLong(BUFFER_MAX_BYTES);
+    }
+
+    public String compression() {
+        return getString(PARQUET_COMPRESSION).trim().toLowerCase(Locale.ROOT);
+    }
+
+    public long rowGroupBytes() {
+        return getLong(PARQUET_ROW_GROUP_BYTES);
+    }
+
+    public int pageBytes() {
+        return getInt(PARQUET_PAGE_BYTES);
+    }
+
+    public int statsColumns() {
+        return getInt(STATS_COLUMNS);
+    }
+
+    /** Table properties from delta.table.property.*, prefix removed. */
+    public Map<String, String> tableProperties() {
+        return withPrefix(TABLE_PROPERTY_PREFIX);
+    }
+
+    /** Hadoop settings from delta.hadoop.*, prefix removed. */
+    public Map<String, String> hadoopSettings() {
+        return withPrefix(HADOOP_PREFIX);
+    }
+
+    public String connectorName() {
+        Object name = originals().get(CONNECTOR_NAME);
+        return name == null ? "delta-sink" : name.toString();
+    }
+
+    /** True when the worker tolerates bad records (errors.tolerance=all). */
+    public boolean toleratesErrors() {
+        Object tolerance = originals().get(ERRORS_TOLERANCE);
+        return tolerance != null && "all".equalsIgnoreCase(tolerance.toString().trim());
+    }
+
+    private Map<String, String> withPrefix(String prefix) {
+        Map<String, String> out = new HashMap<>();
+        for (Map.Entry<String, Object> e : originalsWithPrefix(prefix).entrySet()) {
+            out.put(e.getKey(), e.getValue() == null ? null : e.getValue().toString());
+        }
+        return Collections.unmodifiableMap(out);
+    }
+
+    private static List<String> trimmed(List<String> values) {
+        List<String> out = new ArrayList<>();
+        for (String v : values) {
+            if (!v.trim().isEmpty()) {
+                out.add(v.trim());
+            }
+        }
+        return out;
+    }
+}
