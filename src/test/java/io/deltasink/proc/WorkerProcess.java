@@ -192,21 +192,30 @@ public final class WorkerProcess implements AutoCloseable {
         return JSON.readTree(response.body());
     }
 
-    /** The state of one task (RUNNING, FAILED, ...), or null when it has none yet. */
+    /**
+     * The state of one task (RUNNING, FAILED, ...) as reported by THIS worker process, or null when
+     * it has none yet. The status topic outlives a killed worker, so a RUNNING written by the
+     * previous process does not count.
+     */
     public String taskState(String name, int task) throws IOException, InterruptedException {
         JsonNode status = connectorStatus(name);
         if (status == null) {
             return null;
         }
         for (JsonNode t : status.path("tasks")) {
-            if (t.path("id").asInt(-1) == task) {
+            if (t.path("id").asInt(-1) == task && workerId().equals(t.path("worker_id").asText())) {
                 return t.path("state").asText(null);
             }
         }
         return null;
     }
 
-    /** Waits until task 0..tasks-1 are RUNNING; fails fast when one is FAILED. */
+    /** This worker's id in status responses. */
+    public String workerId() {
+        return "127.0.0.1:" + port;
+    }
+
+    /** Waits until tasks 0..tasks-1 are RUNNING on this worker; fails fast when one is FAILED. */
     public void awaitTasksRunning(String name, int tasks, Duration timeout) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {

@@ -1,0 +1,202 @@
+package io.deltasink.demo;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+
+import io.deltasink.proc.Preset;
+import io.deltasink.proc.TableProgress;
+import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.SensorEvents;
+
+/**
+ * The five-minute tour: one JVM runs a single-node Kafka (KRaft) and a Connect worker, the
+ * sensor-events connector is created through the worker's REST API from the shipped preset,
+ * a few thousand sensor events (and a few broken ones) are produced, and the resulting Delta
+ * table in ./demo-data/sensor_events is summarised, with the commands to read it elsewhere.
+ *
+ * <p>Run from the project root: {@code mvn -q -B -Pdemo test-compile exec:java}. Each run starts
+ * with an empty Kafka, so a table left by an earlier run is deleted first: its txn versions
+ * (Kafka offsets of the old topic) would make the connector skip the new topic's first records.
+ */
+public final class Demo {
+    private static final String TOPIC = "sensor-events";
+    private static final int PARTITIONS = 3;
+    private static final int PLUGS = 1_800;
+    private static final int DOORS = 1_200;
+    private static final Duration CATCH_UP = Duration.ofSeconds(120);
+
+    private Demo() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("log4j2.configurationFile", "io/deltasink/demo/demo-log4j2.properties");
+        Path table = Path.of("demo-data", "sensor_events").toAbsolutePath().normalize();
+        Preset preset = Preset.sensorEventsLocal().with("table.location", table.toString());
+        String dlqTopic = preset.config().get("errors.deadletterqueue.topic.name");
+
+        say("Delta Lake sink demo");
+        if (Files.exists(table)) {
+            deleteRecursively(table);
+            say("Deleted the table of an earlier run (" + table + "): this run starts with an empty Kafka.");
+        }
+        say("Starting a single-node Kafka (KRaft) and a Connect worker in this JVM ...");
+        EmbeddedConnectCluster connect = new EmbeddedConnectCluster.Builder()
+                .name("delta-demo")
+                .numWorkers(1)
+                .numBrokers(1)
+                .workerProps(Map.of("offset.flush.interval.ms", "2000", "plugin.discovery", "service_load"))
+                .build();
+        connect.start();
+        try (Admin admin = connect.kafka().createAdminClient()) {
+            connect.kafka().createTopic(TOPIC, PARTITIONS);
+            say("Kafka at " + connect.kafka().bootstrapServers() + ", topic " + TOPIC + " with " + PARTITIONS
+                    + " partitions.");
+
+            String url = connect.endpointForResource("connectors/" + preset.name() + "/config");
+            String body = new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(preset.config());
+            say("PUT " + url + " with the \"config\" of " + Preset.SENSOR_EVENTS_LOCAL
+                    + " (table.location overridden):\n" + body);
+            HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url))
+                    .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(body)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            say("-> HTTP " + response.statusCode());
+            if (response.statusCode() >= 300) {
+                throw new IllegalStateException("Connector not created: " + response.body());
+            }
+            connect.assertions().assertConnectorAndAtLeastNumTasksAreRunning(preset.name(), 1,
+                    "connector did not start");
+
+            int bad = produce(connect.kafka().bootstrapServers());
+            List<TopicPartition> partitions = TableProgress.partitions(TOPIC, PARTITIONS);
+            Map<TopicPartition, Long> ends = TableProgress.endOffsets(admin, partitions);
+            say("Waiting until the table holds every partition's end offset ...");
+            long started = System.nanoTime();
+            Map<TopicPartition, Optional<Long>> txn = TableProgress.awaitCaughtUp(table, preset.name(), ends, CATCH_UP,
+                    () -> String.valueOf(connect.connectorStatus(preset.name())));
+            say(String.format(Locale.ROOT, "Caught up in %.1f s.", (System.nanoTime() - started) / 1e9));
+            long dlq = awaitDlq(admin, dlqTopic, bad);
+
+            summarise(table, preset.name(), txn, ends, dlqTopic, dlq);
+        } finally {
+            say("Stopping the worker and Kafka ...");
+            connect.stop();
+        }
+        say("Done. The table stays in " + table + "; the next run deletes it and starts over.");
+    }
+
+    /** Produces the sample events and a few broken records; returns how many are broken. */
+    private static int produce(String bootstrap) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        List<String> broken = List.of(
+                "this is not JSON",
+                "{\"device_type\":\"smart_plug\",\"ingested_at\":\"2026-06-22T10:00:00+00:00\",\"payload\":\"{}\"}",
+                "{\"device_id\":\"door-99\",\"device_type\":\"door_window\",\"ingested_at\":\"yesterday\","
+                        + "\"payload\":\"{\\\"contact\\\": true}\"}");
+        SensorEvents events = new SensorEvents(2026);
+        int sent = 0;
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
+                new StringSerializer())) {
+            for (SensorEvents.Event e : events.sample(PLUGS, DOORS)) {
+                producer.send(new ProducerRecord<>(TOPIC, e.deviceId(), e.json()));
+                sent++;
+            }
+            for (String value : broken) {
+                producer.send(new ProducerRecord<>(TOPIC, "broken", value));
+            }
+            producer.flush();
+        }
+        say(String.format(Locale.ROOT, "Produced %,d sensor events (%,d smart plugs, %,d door sensors, "
+                + "2026-06-21 and 2026-06-22) and %d broken records.", sent, PLUGS, DOORS, broken.size()));
+        return broken.size();
+    }
+
+    private static long awaitDlq(Admin admin, String dlqTopic, int expected) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long count = 0;
+        while (System.nanoTime() < deadline) {
+            if (admin.listTopics().names().toCompletableFuture().join().contains(dlqTopic)) {
+                count = TableProgress.endOffsets(admin, List.of(new TopicPartition(dlqTopic, 0))).values()
+                        .stream().mapToLong(Long::longValue).sum();
+                if (count >= expected) {
+                    break;
+                }
+            }
+            Thread.sleep(200);
+        }
+        return count;
+    }
+
+    private static void summarise(Path table, String connector, Map<TopicPartition, Optional<Long>> txn,
+                                  Map<TopicPartition, Long> ends, String dlqTopic, long dlq) {
+        List<Map<String, Object>> rows = DeltaTableReader.readAll(table.toString());
+        Map<String, Long> perPartition = new TreeMap<>();
+        for (Map<String, Object> row : rows) {
+            perPartition.merge(String.format("%-12s %s", row.get("device_type"), row.get("event_date")), 1L, Long::sum);
+        }
+        StringBuilder out = new StringBuilder();
+        out.append("\n==================== the table ====================\n");
+        out.append("location       ").append(table).append('\n');
+        out.append("version        ").append(DeltaTableReader.version(table.toString())).append('\n');
+        out.append(String.format(Locale.ROOT, "rows           %,d%n", rows.size()));
+        out.append("rows per table partition (device_type, event_date):\n");
+        perPartition.forEach((k, v) -> out.append(String.format(Locale.ROOT, "  %s  %,6d%n", k, v)));
+        out.append("Kafka partition -> offset stored in the table (txn appId ").append(connector)
+                .append("/<topic>/<partition>) vs. topic end offset:\n");
+        ends.forEach((tp, end) -> out.append(String.format(Locale.ROOT, "  %-18s table %6s   topic %6d%n", tp,
+                txn.get(tp).map(String::valueOf).orElse("-"), end)));
+        out.append("dead letter queue ").append(dlqTopic).append(": ").append(dlq)
+                .append(" record(s) (values the mapping could not convert, with the error in their headers)\n");
+        out.append("\n==================== read it yourself ====================\n");
+        out.append("DuckDB (duckdb CLI with its delta extension):\n");
+        out.append("  duckdb -c \"INSTALL delta; LOAD delta; SELECT device_type, count(*) "
+                + "FROM delta_scan('./demo-data/sensor_events') GROUP BY 1;\"\n");
+        out.append("Spark (pip install pyspark delta-spark), in Python:\n");
+        out.append("  from delta import configure_spark_with_delta_pip\n");
+        out.append("  from pyspark.sql import SparkSession\n");
+        out.append("  spark = configure_spark_with_delta_pip(SparkSession.builder\n");
+        out.append("      .config(\"spark.sql.extensions\", \"io.delta.sql.DeltaSparkSessionExtension\")\n");
+        out.append("      .config(\"spark.sql.catalog.spark_catalog\", "
+                + "\"org.apache.spark.sql.delta.catalog.DeltaCatalog\")).getOrCreate()\n");
+        out.append("  spark.read.format(\"delta\").load(\"./demo-data/sensor_events\")"
+                + ".groupBy(\"device_type\", \"event_date\").count().show()\n");
+        System.out.println(out);
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    private static void say(String message) {
+        System.out.println("[demo] " + message);
+    }
+}

@@ -1,0 +1,246 @@
+package io.deltasink.proc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.SensorEvents;
+
+/**
+ * Exactly-once across hard crashes: a Connect worker in its own JVM is SIGKILLed several times
+ * while a producer keeps writing, each time at a different point of the write cycle, and
+ * restarted with the same group and internal topics. At the end the table must hold every
+ * record of the topic exactly once, and its txn versions must equal the topic's end offsets.
+ *
+ * <p>The kill moments: just after a commit landed (before the worker committed the consumer
+ * offsets, so only the table knows), in the middle of a batch (Parquet files written, no commit),
+ * right after a restarted task reached RUNNING (during assignment and the first batch), and
+ * again mid-batch after the consumer group's offsets were left behind by earlier kills.
+ */
+class WorkerKillIT {
+    private static final String TOPIC = "sensor-events";
+    private static final int PARTITIONS = 3;
+    private static final int EVENTS = 12_000;
+    private static final int EVENTS_PER_SECOND = 150;
+    private static final Duration CATCH_UP = Duration.ofSeconds(90);
+
+    @TempDir
+    Path tmp;
+
+    private final List<String> killLog = new ArrayList<>();
+
+    @Test
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    void sigkilledWorkerNeitherLosesNorDuplicatesRecords() throws Exception {
+        EmbeddedKafkaCluster kafka = new EmbeddedKafkaCluster(1, new Properties());
+        kafka.start();
+        Path table = tmp.resolve("sensor_events");
+        Preset preset = Preset.sensorEventsLocal()
+                .with("table.location", table.toString())
+                .withExtraColumns("kafka_topic:string=@topic", "kafka_partition:int=@partition",
+                        "kafka_offset:long=@offset");
+        String connector = preset.name();
+        WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "proc-kill", tmp.resolve("worker"), "512m");
+        try (Admin admin = kafka.createAdminClient()) {
+            kafka.createTopic(TOPIC, PARTITIONS);
+            worker.start();
+            worker.putConnectorConfig(connector, preset.config());
+            worker.awaitTasksRunning(connector, 1, Duration.ofSeconds(60));
+
+            try (PacedProducer producer = new PacedProducer(kafka.bootstrapServers(), TOPIC, PARTITIONS, EVENTS,
+                    EVENTS_PER_SECOND)) {
+                // 1: right after a commit landed, before the worker's own offset commit
+                long v = awaitVersionAbove(table, 2, worker);
+                killAndRestart("just after commit of version " + v, worker, admin, table, connector);
+
+                // 2: mid-batch: rows in open Parquet files, half a flush interval after a commit
+                v = awaitVersionAbove(table, TableProgress.latestVersion(table) + 2, worker);
+                Thread.sleep(500);
+                killAndRestart("mid-batch, 500 ms after version " + v, worker, admin, table, connector);
+
+                // 3: during assignment / the first batch of a restarted task
+                worker.awaitTasksRunning(connector, 1, Duration.ofSeconds(60));
+                killAndRestart("right after the restarted task reached RUNNING", worker, admin, table, connector);
+
+                // 4: mid-batch again, at a different phase of the flush interval
+                v = awaitVersionAbove(table, TableProgress.latestVersion(table) + 2, worker);
+                Thread.sleep(250);
+                killAndRestart("mid-batch, 250 ms after version " + v, worker, admin, table, connector);
+
+                producer.awaitDone(Duration.ofMinutes(3));
+            }
+
+            Map<TopicPartition, Long> ends = TableProgress.endOffsets(admin, TableProgress.partitions(TOPIC, PARTITIONS));
+            assertEquals(EVENTS, ends.values().stream().mapToLong(Long::longValue).sum(), "records in the topic");
+            Map<TopicPartition, Optional<Long>> txn = TableProgress.awaitCaughtUp(table, connector, ends, CATCH_UP,
+                    () -> "kills: " + killLog + "\nworker log:\n" + worker.logTail(60));
+            System.out.println("[WorkerKillIT] kills:\n  " + String.join("\n  ", killLog)
+                    + "\n[WorkerKillIT] caught up at table version " + DeltaTableReader.version(table.toString())
+                    + ", txn " + txn + ", end offsets " + ends);
+
+            verifyExactlyOnce(table, connector, ends);
+        } finally {
+            worker.kill();
+            kafka.stop();
+        }
+    }
+
+    private void verifyExactlyOnce(Path table, String connector, Map<TopicPartition, Long> ends) {
+        List<Map<String, Object>> rows = DeltaTableReader.readAll(table.toString());
+        assertEquals(EVENTS, rows.size(), "rows in the table (one per record)");
+
+        Set<String> seen = new HashSet<>();
+        Map<Integer, Long> rowsPerPartition = new TreeMap<>();
+        List<String> duplicates = new ArrayList<>();
+        for (Map<String, Object> row : rows) {
+            String topic = (String) row.get("kafka_topic");
+            int partition = ((Number) row.get("kafka_partition")).intValue();
+            long offset = ((Number) row.get("kafka_offset")).longValue();
+            assertEquals(TOPIC, topic);
+            assertTrue(offset >= 0 && offset < ends.get(new TopicPartition(topic, partition)),
+                    "offset " + offset + " of partition " + partition + " is beyond the topic's end");
+            if (!seen.add(topic + "/" + partition + "@" + offset) && duplicates.size() < 20) {
+                duplicates.add(topic + "/" + partition + "@" + offset);
+            }
+            rowsPerPartition.merge(partition, 1L, Long::sum);
+        }
+        assertTrue(duplicates.isEmpty(), "records written twice: " + duplicates);
+        // unique and all below the end offset, and as many as the end offset: every offset once
+        for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
+            assertEquals(e.getValue(), rowsPerPartition.getOrDefault(e.getKey().partition(), 0L),
+                    "rows of partition " + e.getKey());
+            assertEquals(Optional.of(e.getValue()),
+                    DeltaTableReader.txnVersion(table.toString(), TableProgress.appId(connector, e.getKey())),
+                    "txn version of " + e.getKey());
+        }
+    }
+
+    /** Waits until the table's version is above {@code version}, polling fast so a kill lands right after. */
+    private static long awaitVersionAbove(Path table, long version, WorkerProcess worker) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (true) {
+            long latest = TableProgress.latestVersion(table);
+            if (latest > version) {
+                return latest;
+            }
+            if (System.nanoTime() > deadline || !worker.isAlive()) {
+                throw new AssertionError("Table stuck at version " + latest + " (waiting for > " + version
+                        + "); worker log:\n" + worker.logTail(60));
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    private void killAndRestart(String moment, WorkerProcess worker, Admin admin, Path table, String connector)
+            throws Exception {
+        long pid = worker.pid();
+        worker.kill();
+        long version = TableProgress.latestVersion(table);
+        Map<TopicPartition, Optional<Long>> txn = TableProgress.txnVersions(table, connector,
+                TableProgress.partitions(TOPIC, PARTITIONS));
+        Map<TopicPartition, Long> group = groupOffsets(admin, "connect-" + connector);
+        killLog.add("kill " + (killLog.size() + 1) + " (pid " + pid + ") " + moment + ": table version " + version
+                + ", txn " + txn + ", consumer group " + group);
+        worker.start();
+    }
+
+    private static Map<TopicPartition, Long> groupOffsets(Admin admin, String group)
+            throws InterruptedException, ExecutionException {
+        Map<TopicPartition, Long> out = new TreeMap<>((a, b) -> Integer.compare(a.partition(), b.partition()));
+        Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata().get();
+        offsets.forEach((tp, om) -> {
+            if (om != null) {
+                out.put(tp, om.offset());
+            }
+        });
+        return out;
+    }
+
+    /** Produces {@code total} sensor events round-robin over the partitions at a steady rate, in its own thread. */
+    private static final class PacedProducer implements AutoCloseable {
+        private final KafkaProducer<String, String> producer;
+        private final Thread thread;
+        private volatile Throwable failure;
+        private volatile boolean stopped;
+
+        PacedProducer(String bootstrap, String topic, int partitions, int total, int perSecond) {
+            Map<String, Object> props = new HashMap<>();
+            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            props.put(ProducerConfig.ACKS_CONFIG, "all");
+            props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+            props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+            producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
+            SensorEvents events = new SensorEvents(42);
+            thread = new Thread(() -> {
+                try {
+                    int chunk = Math.max(1, perSecond / 10);
+                    for (int sent = 0; sent < total && !stopped; ) {
+                        long started = System.nanoTime();
+                        for (int i = 0; i < chunk && sent < total; i++, sent++) {
+                            SensorEvents.Event e = events.next();
+                            producer.send(new ProducerRecord<>(topic, sent % partitions, e.deviceId(), e.json()),
+                                    (md, ex) -> {
+                                        if (ex != null) {
+                                            failure = ex;
+                                        }
+                                    });
+                        }
+                        long wait = 100 - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                        if (wait > 0) {
+                            Thread.sleep(wait);
+                        }
+                    }
+                    producer.flush();
+                } catch (Throwable t) {
+                    failure = t;
+                }
+            }, "paced-producer");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        void awaitDone(Duration timeout) throws InterruptedException {
+            thread.join(timeout.toMillis());
+            if (thread.isAlive()) {
+                throw new AssertionError("Producer not done after " + timeout);
+            }
+            if (failure != null) {
+                throw new AssertionError("Producer failed", failure);
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stopped = true;
+            thread.join(10_000);
+            producer.close(Duration.ofSeconds(10));
+        }
+    }
+}
