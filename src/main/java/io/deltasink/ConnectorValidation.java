@@ -35,12 +35,16 @@ final class ConnectorValidation {
             return; // per-key errors are already on their fields
         }
         if (parsed.autoColumns()) {
+            if (!parsed.notNullColumns().isEmpty()) {
+                value(config, DeltaSinkConfig.COLUMNS_NOT_NULL).ifPresent(v -> v.addErrorMessage(
+                        "cannot be used with columns=auto: name the columns in 'columns' to make some NOT NULL"));
+            }
             return; // columns come from the first record; the task checks them then
         }
         RowSchema schema;
         try {
             schema = ColumnMapping.parse(parsed.columns(), List.of()).schema();
-        } catch (IllegalArgumentException e) {
+        } catch (org.apache.kafka.common.config.ConfigException | IllegalArgumentException e) {
             value(config, DeltaSinkConfig.COLUMNS).ifPresent(v -> v.addErrorMessage(e.getMessage()));
             return;
         }
