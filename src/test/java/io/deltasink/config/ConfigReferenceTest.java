@@ -19,7 +19,7 @@ class ConfigReferenceTest {
         assertTrue(Files.exists(file), "missing " + file + ": run ConfigReference to generate it");
         assertEquals(ConfigReference.render(), Files.readString(file, StandardCharsets.UTF_8),
                 file + " is stale: regenerate it with "
-                        + "mvn -q compile exec:java -Dexec.mainClass=io.deltasink.config.ConfigReference");
+                        + "mvn -q compile exec:java -Dexec.classpathScope=compile -Dexec.mainClass=io.deltasink.config.ConfigReference");
     }
 
     @Test
