@@ -40,7 +40,7 @@ final class TableCommitter {
     record Fenced(Map<String, Optional<Long>> tableVersions, long tableVersion) implements Outcome {
     }
 
-    interface Sleeper {
+    public interface Sleeper {
         void sleep(long ms) throws InterruptedException;
     }
 
