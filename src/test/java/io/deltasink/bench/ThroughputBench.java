@@ -89,8 +89,8 @@ public final class ThroughputBench {
                     + "%,.0f (upper bound: rows of the first commit included)%n", (firstCommit - start) / 1e9,
                     events / fromFirstCommit);
             System.out.printf(Locale.ROOT, "table version       %d%n", version);
-            System.out.printf(Locale.ROOT, "data files          %d (referenced by the final snapshot)%n",
-                    DeltaTableReader.fileCount(table.toString()));
+            System.out.printf(Locale.ROOT, "data files          %d (add actions in the log; nothing removed)%n",
+                    addedFiles(table, version));
             System.out.printf(Locale.ROOT, "table size          %.1f MB of Parquet on disk%n", parquetBytes(table) / 1e6);
             System.out.printf(Locale.ROOT, "worker peak heap    %d MB used at the start of a GC (max over %d GCs), "
                     + "%d MB max after a GC; from -Xlog:gc, heap capacity %d MB%n",
@@ -108,11 +108,10 @@ public final class ThroughputBench {
         props.put(ProducerConfig.ACKS_CONFIG, "1");
         props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
         props.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
-        SensorEvents generator = new SensorEvents(7);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
                 new StringSerializer())) {
             for (int i = 0; i < events; i++) {
-                SensorEvents.Event e = generator.next();
+                SensorEvents.Event e = SensorEvents.event(i);
                 producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, e.deviceId(), e.json()));
             }
             producer.flush();
@@ -128,6 +127,15 @@ public final class ThroughputBench {
             Thread.sleep(50);
         }
         return System.nanoTime();
+    }
+
+    private static long addedFiles(Path table, long version) {
+        long files = 0;
+        for (long v = 0; v <= version; v++) {
+            files += DeltaTableReader.actions(table.toString(), v, "add").size();
+            files -= DeltaTableReader.actions(table.toString(), v, "remove").size();
+        }
+        return files;
     }
 
     private static long parquetBytes(Path table) throws IOException {

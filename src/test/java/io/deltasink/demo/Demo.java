@@ -8,6 +8,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalDate;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -15,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -45,15 +47,27 @@ import io.deltasink.testing.SensorEvents;
 public final class Demo {
     private static final String TOPIC = "sensor-events";
     private static final int PARTITIONS = 3;
-    private static final int PLUGS = 1_800;
-    private static final int DOORS = 1_200;
+    /** Per day; every fifth event is a door sensor, the others smart plugs. */
+    private static final int EVENTS_PER_DAY = 1_500;
     private static final Duration CATCH_UP = Duration.ofSeconds(120);
 
     private Demo() {
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
         System.setProperty("log4j2.configurationFile", "io/deltasink/demo/demo-log4j2.properties");
+        try {
+            run();
+        } catch (Throwable t) {
+            // exec:java reports a failed main only once all non-daemon threads ended, which
+            // Kafka's never do after a failed start: report here and leave
+            System.err.println("[demo] FAILED: " + t);
+            t.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    private static void run() throws Exception {
         Path table = Path.of("demo-data", "sensor_events").toAbsolutePath().normalize();
         Preset preset = Preset.sensorEventsLocal().with("table.location", table.toString());
         String dlqTopic = preset.config().get("errors.deadletterqueue.topic.name");
@@ -68,9 +82,21 @@ public final class Demo {
                 .name("delta-demo")
                 .numWorkers(1)
                 .numBrokers(1)
-                .workerProps(Map.of("offset.flush.interval.ms", "2000", "plugin.discovery", "service_load"))
+                .workerProps(new HashMap<>(Map.of("offset.flush.interval.ms", "2000",
+                        "plugin.discovery", "service_load")))
                 .build();
-        connect.start();
+        try {
+            connect.start();
+            runOn(connect, table, preset, dlqTopic);
+        } finally {
+            say("Stopping the worker and Kafka ...");
+            connect.stop();
+        }
+        say("Done. The table stays in " + table + "; the next run deletes it and starts over.");
+    }
+
+    private static void runOn(EmbeddedConnectCluster connect, Path table, Preset preset, String dlqTopic)
+            throws Exception {
         try (Admin admin = connect.kafka().createAdminClient()) {
             connect.kafka().createTopic(TOPIC, PARTITIONS);
             say("Kafka at " + connect.kafka().bootstrapServers() + ", topic " + TOPIC + " with " + PARTITIONS
@@ -101,11 +127,7 @@ public final class Demo {
             long dlq = awaitDlq(admin, dlqTopic, bad);
 
             summarise(table, preset.name(), txn, ends, dlqTopic, dlq);
-        } finally {
-            say("Stopping the worker and Kafka ...");
-            connect.stop();
         }
-        say("Done. The table stays in " + table + "; the next run deletes it and starts over.");
     }
 
     /** Produces the sample events and a few broken records; returns how many are broken. */
@@ -118,29 +140,38 @@ public final class Demo {
                 "{\"device_type\":\"smart_plug\",\"ingested_at\":\"2026-06-22T10:00:00+00:00\",\"payload\":\"{}\"}",
                 "{\"device_id\":\"door-99\",\"device_type\":\"door_window\",\"ingested_at\":\"yesterday\","
                         + "\"payload\":\"{\\\"contact\\\": true}\"}");
-        SensorEvents events = new SensorEvents(2026);
-        int sent = 0;
+        int plugs = 0;
+        int doors = 0;
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
                 new StringSerializer())) {
-            for (SensorEvents.Event e : events.sample(PLUGS, DOORS)) {
-                producer.send(new ProducerRecord<>(TOPIC, e.deviceId(), e.json()));
-                sent++;
+            for (LocalDate day : List.of(SensorEvents.DAY.minusDays(1), SensorEvents.DAY)) {
+                for (int seq = 0; seq < EVENTS_PER_DAY; seq++) {
+                    SensorEvents.Event e = SensorEvents.event(seq, day);
+                    producer.send(new ProducerRecord<>(TOPIC, e.deviceId(), e.json()));
+                    if (e.isSmartPlug()) {
+                        plugs++;
+                    } else {
+                        doors++;
+                    }
+                }
             }
             for (String value : broken) {
                 producer.send(new ProducerRecord<>(TOPIC, "broken", value));
             }
             producer.flush();
         }
-        say(String.format(Locale.ROOT, "Produced %,d sensor events (%,d smart plugs, %,d door sensors, "
-                + "2026-06-21 and 2026-06-22) and %d broken records.", sent, PLUGS, DOORS, broken.size()));
+        say(String.format(Locale.ROOT, "Produced %,d sensor events (%,d smart plugs, %,d door sensors; %s and %s) "
+                + "and %d broken records.", plugs + doors, plugs, doors, SensorEvents.DAY.minusDays(1), SensorEvents.DAY,
+                broken.size()));
         return broken.size();
     }
 
-    private static long awaitDlq(Admin admin, String dlqTopic, int expected) throws InterruptedException {
+    private static long awaitDlq(Admin admin, String dlqTopic, int expected)
+            throws InterruptedException, ExecutionException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         long count = 0;
         while (System.nanoTime() < deadline) {
-            if (admin.listTopics().names().toCompletableFuture().join().contains(dlqTopic)) {
+            if (admin.listTopics().names().get().contains(dlqTopic)) {
                 count = TableProgress.endOffsets(admin, List.of(new TopicPartition(dlqTopic, 0))).values()
                         .stream().mapToLong(Long::longValue).sum();
                 if (count >= expected) {

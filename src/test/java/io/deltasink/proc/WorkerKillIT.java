@@ -197,14 +197,13 @@ class WorkerKillIT {
             props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
             props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
             producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
-            SensorEvents events = new SensorEvents(42);
             thread = new Thread(() -> {
                 try {
                     int chunk = Math.max(1, perSecond / 10);
                     for (int sent = 0; sent < total && !stopped; ) {
                         long started = System.nanoTime();
                         for (int i = 0; i < chunk && sent < total; i++, sent++) {
-                            SensorEvents.Event e = events.next();
+                            SensorEvents.Event e = SensorEvents.event(sent);
                             producer.send(new ProducerRecord<>(topic, sent % partitions, e.deviceId(), e.json()),
                                     (md, ex) -> {
                                         if (ex != null) {
