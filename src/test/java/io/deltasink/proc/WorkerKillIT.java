@@ -3,6 +3,8 @@ package io.deltasink.proc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +18,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -38,10 +41,11 @@ import io.deltasink.testing.SensorEvents;
  * restarted with the same group and internal topics. At the end the table must hold every
  * record of the topic exactly once, and its txn versions must equal the topic's end offsets.
  *
- * <p>The kill moments: just after a commit landed (before the worker committed the consumer
- * offsets, so only the table knows), in the middle of a batch (Parquet files written, no commit),
- * right after a restarted task reached RUNNING (during assignment and the first batch), and
- * again mid-batch after the consumer group's offsets were left behind by earlier kills.
+ * <p>The kill moments: just after a commit landed (typically before the worker committed the
+ * consumer offsets, so only the table knows where to resume), in the middle of a batch (Parquet
+ * files written, no commit), right after a restarted task reached RUNNING (during assignment and
+ * the first batch), mid-batch followed by 8 s of downtime, and while the restarted task works
+ * through the backlog that built up meanwhile.
  */
 class WorkerKillIT {
     private static final String TOPIC = "sensor-events";
@@ -54,6 +58,8 @@ class WorkerKillIT {
     Path tmp;
 
     private final List<String> killLog = new ArrayList<>();
+    /** Kills after which the table held offsets the consumer group did not: resuming relied on the table. */
+    private int tableAheadOfGroup;
 
     @Test
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
@@ -88,10 +94,17 @@ class WorkerKillIT {
                 worker.awaitTasksRunning(connector, 1, Duration.ofSeconds(60));
                 killAndRestart("right after the restarted task reached RUNNING", worker, admin, table, connector);
 
-                // 4: mid-batch again, at a different phase of the flush interval
+                // 4: mid-batch again, at another phase of the flush interval; then 8 s down, so the
+                //    producer builds a backlog
                 v = awaitVersionAbove(table, TableProgress.latestVersion(table) + 2, worker);
                 Thread.sleep(250);
-                killAndRestart("mid-batch, 250 ms after version " + v, worker, admin, table, connector);
+                killAndRestart("mid-batch, 250 ms after version " + v + "; restarted after 8 s down", worker, admin,
+                        table, connector, Duration.ofSeconds(8));
+
+                // 5: while the restarted task works through that backlog
+                v = awaitVersionAbove(table, TableProgress.latestVersion(table), worker);
+                Thread.sleep(300);
+                killAndRestart("catching up the backlog, 300 ms after version " + v, worker, admin, table, connector);
 
                 producer.awaitDone(Duration.ofMinutes(3));
             }
@@ -100,9 +113,12 @@ class WorkerKillIT {
             assertEquals(EVENTS, ends.values().stream().mapToLong(Long::longValue).sum(), "records in the topic");
             Map<TopicPartition, Optional<Long>> txn = TableProgress.awaitCaughtUp(table, connector, ends, CATCH_UP,
                     () -> "kills: " + killLog + "\nworker log:\n" + worker.logTail(60));
+            long version = DeltaTableReader.version(table.toString());
             System.out.println("[WorkerKillIT] kills:\n  " + String.join("\n  ", killLog)
-                    + "\n[WorkerKillIT] caught up at table version " + DeltaTableReader.version(table.toString())
-                    + ", txn " + txn + ", end offsets " + ends);
+                    + "\n[WorkerKillIT] caught up at table version " + version + ", txn " + txn + ", end offsets " + ends
+                    + "\n[WorkerKillIT] kills after which the table was ahead of the consumer group: " + tableAheadOfGroup
+                    + "\n[WorkerKillIT] Parquet files on disk " + parquetFiles(table) + ", referenced by the log "
+                    + referencedFiles(table, version) + " (the rest: orphans of killed batches, for vacuum)");
 
             verifyExactlyOnce(table, connector, ends);
         } finally {
@@ -141,6 +157,21 @@ class WorkerKillIT {
         }
     }
 
+    private static long parquetFiles(Path table) throws IOException {
+        try (Stream<Path> files = Files.walk(table)) {
+            return files.filter(p -> p.toString().endsWith(".parquet")).count();
+        }
+    }
+
+    private static long referencedFiles(Path table, long version) {
+        long files = 0;
+        for (long v = 0; v <= version; v++) {
+            files += DeltaTableReader.actions(table.toString(), v, "add").size();
+            files -= DeltaTableReader.actions(table.toString(), v, "remove").size();
+        }
+        return files;
+    }
+
     /** Waits until the table's version is above {@code version}, polling fast so a kill lands right after. */
     private static long awaitVersionAbove(Path table, long version, WorkerProcess worker) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
@@ -159,14 +190,25 @@ class WorkerKillIT {
 
     private void killAndRestart(String moment, WorkerProcess worker, Admin admin, Path table, String connector)
             throws Exception {
+        killAndRestart(moment, worker, admin, table, connector, Duration.ZERO);
+    }
+
+    private void killAndRestart(String moment, WorkerProcess worker, Admin admin, Path table, String connector,
+                                Duration downtime) throws Exception {
         long pid = worker.pid();
         worker.kill();
         long version = TableProgress.latestVersion(table);
         Map<TopicPartition, Optional<Long>> txn = TableProgress.txnVersions(table, connector,
                 TableProgress.partitions(TOPIC, PARTITIONS));
         Map<TopicPartition, Long> group = groupOffsets(admin, "connect-" + connector);
+        boolean ahead = txn.entrySet().stream().anyMatch(e -> e.getValue().isPresent()
+                && e.getValue().get() > group.getOrDefault(e.getKey(), -1L));
+        if (ahead) {
+            tableAheadOfGroup++;
+        }
         killLog.add("kill " + (killLog.size() + 1) + " (pid " + pid + ") " + moment + ": table version " + version
-                + ", txn " + txn + ", consumer group " + group);
+                + ", txn " + txn + ", consumer group " + group + (ahead ? "  <- table ahead of the group" : ""));
+        Thread.sleep(downtime.toMillis());
         worker.start();
     }
 
