@@ -42,14 +42,17 @@ public final class ThroughputBench {
     private static final String TOPIC = "sensor-events";
     private static final int PARTITIONS = 3;
     private static final String HEAP = "256m";
-    /** A G1/Serial/Parallel pause line of -Xlog:gc, e.g. "Pause Young (Normal) (G1 Evacuation Pause) 51M->9M(256M)". */
-    private static final Pattern GC_LINE = Pattern.compile("Pause .*?(\\d+)M->(\\d+)M\\((\\d+)M\\)");
+    /** A pause line of -Xlog:gc, e.g. "GC(7) Pause Young (Normal) (G1 Evacuation Pause) 51M->9M(256M) 3.1ms". */
+    private static final Pattern GC_LINE = Pattern.compile("Pause (\\w+).*?(\\d+)M->(\\d+)M\\((\\d+)M\\)");
 
     private ThroughputBench() {
     }
 
+    /** Args: [events, default 200000] [worker offset.flush.interval.ms, default 1000]. */
     public static void main(String[] args) throws Exception {
         int events = args.length > 0 ? Integer.parseInt(args[0].replace("_", "")) : 200_000;
+        String flushIntervalMs = args.length > 1 ? args[1] : "1000";
+        double loadBefore = loadAverage();
         Path dir = Files.createTempDirectory("delta-bench-");
         Path table = dir.resolve("sensor_events");
         Path gcLog = dir.resolve("worker-gc.log");
@@ -57,7 +60,7 @@ public final class ThroughputBench {
         EmbeddedKafkaCluster kafka = new EmbeddedKafkaCluster(1, new Properties());
         kafka.start();
         WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "bench", dir.resolve("worker"), HEAP,
-                List.of("-Xlog:gc:file=" + gcLog), Map.of());
+                List.of("-Xlog:gc:file=" + gcLog), Map.of("offset.flush.interval.ms", flushIntervalMs));
         try (Admin admin = kafka.createAdminClient()) {
             kafka.createTopic(TOPIC, PARTITIONS);
             long produceStart = System.nanoTime();
@@ -80,7 +83,9 @@ public final class ThroughputBench {
             long version = DeltaTableReader.version(table.toString());
             GcFigures gc = GcFigures.read(gcLog);
             System.out.println();
-            System.out.println("=== ThroughputBench: one task, worker -Xmx" + HEAP + " ===");
+            System.out.println("=== ThroughputBench: one task, worker -Xmx" + HEAP + ", offset.flush.interval.ms="
+                    + flushIntervalMs + ", flush.max.records=" + preset.config().getOrDefault("flush.max.records",
+                    "(default)") + " ===");
             System.out.printf(Locale.ROOT, "events              %,d%n", events);
             System.out.printf(Locale.ROOT, "seconds             %.1f (connector creation -> txn versions == end offsets)%n",
                     seconds);
@@ -92,9 +97,11 @@ public final class ThroughputBench {
             System.out.printf(Locale.ROOT, "data files          %d (add actions in the log; nothing removed)%n",
                     addedFiles(table, version));
             System.out.printf(Locale.ROOT, "table size          %.1f MB of Parquet on disk%n", parquetBytes(table) / 1e6);
-            System.out.printf(Locale.ROOT, "worker peak heap    %d MB used at the start of a GC (max over %d GCs), "
-                    + "%d MB max after a GC; from -Xlog:gc, heap capacity %d MB%n",
-                    gc.maxBefore, gc.collections, gc.maxAfter, gc.maxCapacity);
+            System.out.printf(Locale.ROOT, "worker peak heap    %d MB used when a GC pause began (max over the "
+                    + "run), %d MB max left after a young/full GC (%d of them); from -Xlog:gc, heap capacity %d MB%n",
+                    gc.maxBefore, gc.maxAfter, gc.collections, gc.maxCapacity);
+            System.out.printf(Locale.ROOT, "machine             %d cores, load average %.1f before, %.1f after%n",
+                    Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage());
             System.out.println("worker log          " + worker.logFile() + " (GC log " + gcLog + ")");
         } finally {
             worker.stop();
@@ -129,6 +136,10 @@ public final class ThroughputBench {
         return System.nanoTime();
     }
 
+    private static double loadAverage() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+
     private static long addedFiles(Path table, long version) {
         long files = 0;
         for (long v = 0; v <= version; v++) {
@@ -154,10 +165,14 @@ public final class ThroughputBench {
             for (String line : Files.readAllLines(gcLog)) {
                 Matcher m = GC_LINE.matcher(line);
                 if (m.find()) {
-                    count++;
-                    before = Math.max(before, Long.parseLong(m.group(1)));
-                    after = Math.max(after, Long.parseLong(m.group(2)));
-                    capacity = Math.max(capacity, Long.parseLong(m.group(3)));
+                    before = Math.max(before, Long.parseLong(m.group(2)));
+                    capacity = Math.max(capacity, Long.parseLong(m.group(4)));
+                    // Remark and Cleanup pauses of a concurrent cycle free little: "after" counts
+                    // only evacuating (Young, Mixed) and Full collections
+                    if (m.group(1).equals("Young") || m.group(1).equals("Full")) {
+                        count++;
+                        after = Math.max(after, Long.parseLong(m.group(3)));
+                    }
                 }
             }
             return new GcFigures(before, after, capacity, count);

@@ -129,11 +129,11 @@ class WorkerKillIT {
 
     private void verifyExactlyOnce(Path table, String connector, Map<TopicPartition, Long> ends) {
         List<Map<String, Object>> rows = DeltaTableReader.readAll(table.toString());
-        assertEquals(EVENTS, rows.size(), "rows in the table (one per record)");
 
         Set<String> seen = new HashSet<>();
         Map<Integer, Long> rowsPerPartition = new TreeMap<>();
         List<String> duplicates = new ArrayList<>();
+        List<String> mismatches = new ArrayList<>();
         for (Map<String, Object> row : rows) {
             String topic = (String) row.get("kafka_topic");
             int partition = ((Number) row.get("kafka_partition")).intValue();
@@ -145,8 +145,17 @@ class WorkerKillIT {
                 duplicates.add(topic + "/" + partition + "@" + offset);
             }
             rowsPerPartition.merge(partition, 1L, Long::sum);
+            // the producer sent event seq to partition seq % 3, in order: the row must hold that event
+            SensorEvents.Event sent = SensorEvents.event(offset * PARTITIONS + partition);
+            if (!sent.deviceId().equals(row.get("device_id")) || !sent.ingestedAt().equals(row.get("event_time"))) {
+                mismatches.add(topic + "/" + partition + "@" + offset + " holds " + row.get("device_id") + " "
+                        + row.get("event_time") + ", expected " + sent.deviceId() + " " + sent.ingestedAt());
+            }
         }
-        assertTrue(duplicates.isEmpty(), "records written twice: " + duplicates);
+        assertTrue(duplicates.isEmpty(), (rows.size() - seen.size()) + " rows are records written again, e.g. "
+                + duplicates);
+        assertTrue(mismatches.isEmpty(), mismatches.size() + " rows do not hold their record's values, e.g. "
+                + mismatches.subList(0, Math.min(5, mismatches.size())));
         // unique and all below the end offset, and as many as the end offset: every offset once
         for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
             assertEquals(e.getValue(), rowsPerPartition.getOrDefault(e.getKey().partition(), 0L),
@@ -155,6 +164,7 @@ class WorkerKillIT {
                     DeltaTableReader.txnVersion(table.toString(), TableProgress.appId(connector, e.getKey())),
                     "txn version of " + e.getKey());
         }
+        assertEquals(EVENTS, rows.size(), "rows in the table (one per record)");
     }
 
     private static long parquetFiles(Path table) throws IOException {
