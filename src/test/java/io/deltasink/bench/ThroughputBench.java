@@ -71,6 +71,7 @@ public final class ThroughputBench {
                     events, PARTITIONS, produceSeconds, ends);
 
             worker.start();
+            long idleHeap = fullGcHeapAfter(worker, gcLog);
             Preset preset = Preset.sensorEventsLocal().with("table.location", table.toString()).with("tasks.max", "1");
             long start = System.nanoTime();
             worker.putConnectorConfig(preset.name(), preset.config());
@@ -82,6 +83,7 @@ public final class ThroughputBench {
             double fromFirstCommit = (end - firstCommit) / 1e9;
             long version = DeltaTableReader.version(table.toString());
             GcFigures gc = GcFigures.read(gcLog);
+            long doneHeap = fullGcHeapAfter(worker, gcLog);
             System.out.println();
             System.out.println("=== ThroughputBench: one task, worker -Xmx" + HEAP + ", offset.flush.interval.ms="
                     + flushIntervalMs + ", flush.max.records=" + preset.config().getOrDefault("flush.max.records",
@@ -100,6 +102,8 @@ public final class ThroughputBench {
             System.out.printf(Locale.ROOT, "worker peak heap    %d MB used when a GC pause began (max over the "
                     + "run), %d MB max left after a young/full GC (%d of them); from -Xlog:gc, heap capacity %d MB%n",
                     gc.maxBefore, gc.maxAfter, gc.collections, gc.maxCapacity);
+            System.out.printf(Locale.ROOT, "worker live heap    %d MB after a full GC when idle before the connector, "
+                    + "%d MB after a full GC once caught up (jcmd GC.run)%n", idleHeap, doneHeap);
             System.out.printf(Locale.ROOT, "machine             %d cores, load average %.1f before, %.1f after%n",
                     Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage());
             System.out.println("worker log          " + worker.logFile() + " (GC log " + gcLog + ")");
@@ -153,6 +157,32 @@ public final class ThroughputBench {
         try (Stream<Path> files = Files.walk(table)) {
             return files.filter(p -> p.toString().endsWith(".parquet")).mapToLong(p -> p.toFile().length()).sum();
         }
+    }
+
+    /** Forces a full GC in the worker (jcmd GC.run) and returns the heap left after it, in MB. */
+    private static long fullGcHeapAfter(WorkerProcess worker, Path gcLog) throws IOException, InterruptedException {
+        int before = systemGcs(gcLog).size();
+        worker.jcmd("GC.run");
+        for (int attempt = 0; attempt < 100; attempt++) {
+            List<Long> after = systemGcs(gcLog);
+            if (after.size() > before) {
+                return after.get(after.size() - 1);
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("No full GC logged in " + gcLog + " after jcmd GC.run");
+    }
+
+    /** Heap after each full GC of the log (jcmd GC.run logs "Pause Full (Diagnostic Command)"), in MB. */
+    private static List<Long> systemGcs(Path gcLog) throws IOException {
+        List<Long> out = new java.util.ArrayList<>();
+        for (String line : Files.readAllLines(gcLog)) {
+            Matcher m = GC_LINE.matcher(line);
+            if (line.contains("Pause Full") && m.find()) {
+                out.add(Long.parseLong(m.group(3)));
+            }
+        }
+        return out;
     }
 
     /** Heap figures from a -Xlog:gc file, in MB. */

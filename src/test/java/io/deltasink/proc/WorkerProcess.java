@@ -155,6 +155,20 @@ public final class WorkerProcess implements AutoCloseable {
         }
     }
 
+    /** Runs {@code jcmd <pid> <command...>} against the worker JVM and returns its output. */
+    public String jcmd(String... command) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
+        cmd.add(Long.toString(process.pid()));
+        cmd.addAll(List.of(command));
+        Process jcmd = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!jcmd.waitFor(60, TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
+            throw new IOException("jcmd " + String.join(" ", command) + " failed: " + out);
+        }
+        return out;
+    }
+
     // ---- REST ------------------------------------------------------------------------------------
 
     /**
