@@ -44,7 +44,7 @@ public final class WorkerProcess implements AutoCloseable {
     private final Path logFile;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private Process process;
+    private volatile Process process;
     private int port;
     private int starts;
 
@@ -62,6 +62,13 @@ public final class WorkerProcess implements AutoCloseable {
         this.jvmArgs = List.copyOf(jvmArgs);
         this.workerOverrides = Map.copyOf(workerOverrides);
         this.logFile = workDir.resolve("worker.log");
+        // a test JVM that ends without stop() (timeout, Ctrl-C) must not leave a worker behind
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            Process p = process;
+            if (p != null && p.isAlive()) {
+                p.destroyForcibly();
+            }
+        }, "worker-process-reaper"));
     }
 
     public WorkerProcess(String bootstrapServers, String groupId, Path workDir, String maxHeap) {
