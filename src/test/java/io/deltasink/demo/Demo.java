@@ -1,10 +1,13 @@
 package io.deltasink.demo;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +22,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -86,7 +90,7 @@ public final class Demo {
                         "plugin.discovery", "service_load")))
                 .build();
         try {
-            connect.start();
+            startQuietly(connect);
             runOn(connect, table, preset, dlqTopic);
         } finally {
             say("Stopping the worker and Kafka ...");
@@ -113,8 +117,7 @@ public final class Demo {
             if (response.statusCode() >= 300) {
                 throw new IllegalStateException("Connector not created: " + response.body());
             }
-            connect.assertions().assertConnectorAndAtLeastNumTasksAreRunning(preset.name(), 1,
-                    "connector did not start");
+            awaitRunning(connect.endpointForResource("connectors/" + preset.name() + "/status"));
 
             int bad = produce(connect.kafka().bootstrapServers());
             List<TopicPartition> partitions = TableProgress.partitions(TOPIC, PARTITIONS);
@@ -128,6 +131,51 @@ public final class Demo {
 
             summarise(table, preset.name(), txn, ends, dlqTopic, dlq);
         }
+    }
+
+    /**
+     * Starts Kafka and the worker. The embedded broker's storage formatter prints its bootstrap
+     * metadata to stdout; that is held back and shown only if the start fails.
+     */
+    private static void startQuietly(EmbeddedConnectCluster connect) {
+        PrintStream out = System.out;
+        ByteArrayOutputStream held = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(held, true, StandardCharsets.UTF_8));
+        try {
+            connect.start();
+        } catch (RuntimeException | Error e) {
+            out.print(held.toString(StandardCharsets.UTF_8));
+            throw e;
+        } finally {
+            System.setOut(out);
+        }
+    }
+
+    /** Polls GET /connectors/{name}/status until the connector and its task are RUNNING. */
+    private static void awaitRunning(String statusUrl) throws IOException, InterruptedException {
+        HttpClient http = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(statusUrl)).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            last = response.body();
+            if (response.statusCode() == 200) {
+                JsonNode status = new ObjectMapper().readTree(last);
+                JsonNode tasks = status.path("tasks");
+                String connector = status.path("connector").path("state").asText();
+                String task = tasks.isEmpty() ? "(none yet)" : tasks.get(0).path("state").asText();
+                if ("FAILED".equals(connector) || "FAILED".equals(task)) {
+                    throw new IllegalStateException("Connector failed: " + last);
+                }
+                if ("RUNNING".equals(connector) && "RUNNING".equals(task)) {
+                    say("GET " + statusUrl + " -> connector RUNNING, task 0 RUNNING");
+                    return;
+                }
+            }
+            Thread.sleep(250);
+        }
+        throw new IllegalStateException("Connector not RUNNING after 60 s: " + last);
     }
 
     /** Produces the sample events and a few broken records; returns how many are broken. */
