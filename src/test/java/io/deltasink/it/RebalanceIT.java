@@ -1,0 +1,101 @@
+package io.deltasink.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.kafka.connect.util.clusters.WorkerHandle;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.deltasink.it.ConnectHarness.Sent;
+
+/**
+ * Partitions move between tasks and workers while records keep arriving: a second worker joins,
+ * the connector grows from 1 to 3 tasks, then the first worker leaves. Each move revokes partitions
+ * (preCommit, close) from one task and opens them in another; no row may be lost or written twice.
+ */
+class RebalanceIT {
+    private static final int AT_LEAST = 12_000;
+    private static final int BATCH = 100;
+
+    private static ConnectHarness harness;
+
+    @BeforeAll
+    static void startCluster() {
+        // a departed worker's tasks are reassigned after 2 s instead of the default 5 min
+        harness = ConnectHarness.start("rebalance", 1, Map.of("scheduled.rebalance.max.delay.ms", "2000"));
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (harness != null) {
+            harness.close();
+        }
+    }
+
+    @Test
+    void rebalancesWhileRecordsFlowNeitherLoseNorDuplicate(@TempDir Path table) throws Exception {
+        String topic = "sensor-events-rebalance";
+        String connector = "delta-rebalance";
+        harness.createTopic(topic);
+        Map<String, String> config = ConnectHarness.presetConfig(topic, table);
+        config.put("tasks.max", "1");
+        harness.startConnector(connector, config);
+        WorkerHandle first = harness.connect().workers().iterator().next();
+
+        List<Sent> sent = Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger produced = new AtomicInteger();
+        ExecutorService background = Executors.newSingleThreadExecutor(r -> new Thread(r, "rebalance-it-producer"));
+        Future<?> producing = background.submit(() -> {
+            // paced so that the rebalances below happen while records arrive; at least AT_LEAST in all
+            while (!stop.get() || produced.get() < AT_LEAST) {
+                sent.addAll(harness.produce(topic, SensorFeed.good(produced.get(), BATCH)));
+                produced.addAndGet(BATCH);
+                Thread.sleep(100);
+            }
+            return null;
+        });
+        try {
+            ConnectHarness.awaitCondition(() -> produced.get() >= 2_000 || producing.isDone(), Duration.ofMinutes(1),
+                    () -> "the background producer did not get going");
+
+            // a second worker joins and the connector grows to 3 tasks
+            harness.connect().addWorker();
+            harness.connect().assertions().assertExactlyNumWorkersAreUp(2, "the second worker did not join");
+            config.put("tasks.max", "3");
+            harness.startConnector(connector, config);
+            ConnectHarness.awaitCondition(() -> harness.taskWorkers(connector).size() == 2, Duration.ofMinutes(1),
+                    () -> "tasks were not spread over both workers: " + harness.connect().connectorStatus(connector));
+
+            // the first worker leaves: its tasks move to the remaining one
+            harness.connect().removeWorker(first);
+            harness.connect().assertions().assertConnectorAndExactlyNumTasksAreRunning(connector, 3,
+                    "the tasks of the departed worker were not reassigned");
+            ConnectHarness.awaitCondition(() -> harness.taskWorkers(connector).size() == 1, Duration.ofMinutes(1),
+                    () -> "tasks still on two workers: " + harness.connect().connectorStatus(connector));
+        } finally {
+            stop.set(true);
+            ConnectHarness.get(producing);
+            background.shutdown();
+        }
+
+        assertTrue(sent.size() >= AT_LEAST, "produced " + sent.size());
+        assertEquals(produced.get(), sent.size());
+        ExactlyOnce.awaitAndAssert(harness, connector, topic, table, SensorFeed.expectedRows(List.copyOf(sent)));
+    }
+}

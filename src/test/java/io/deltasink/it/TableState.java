@@ -1,0 +1,99 @@
+package io.deltasink.it;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.deltasink.testing.DeltaTableReader;
+
+/**
+ * What the table says, read independently of the connector: rows and txn versions through
+ * {@link DeltaTableReader} (Kernel), commit metadata straight from the _delta_log JSON files.
+ */
+final class TableState {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private TableState() {
+    }
+
+    /** The appId under which the connector stores a partition's position (the default template). */
+    static String appId(String connector, String topic, int partition) {
+        return connector + "/" + topic + "/" + partition;
+    }
+
+    /** Partition -> txn version, for the partitions the table has seen; empty while there is no table. */
+    static Map<Integer, Long> txnVersions(Path table, String connector, String topic, int partitions) {
+        Map<Integer, Long> out = new TreeMap<>();
+        if (!Files.isDirectory(table.resolve("_delta_log"))) {
+            return out;
+        }
+        for (int p = 0; p < partitions; p++) {
+            Optional<Long> v = txnVersion(table, appId(connector, topic, p));
+            int partition = p;
+            v.ifPresent(version -> out.put(partition, version));
+        }
+        return out;
+    }
+
+    static Optional<Long> txnVersion(Path table, String appId) {
+        return DeltaTableReader.txnVersion(table, appId);
+    }
+
+    static List<Map<String, Object>> rows(Path table) {
+        return DeltaTableReader.readAll(table);
+    }
+
+    /** One commit file of the log: its version and its actions, one JSON object each. */
+    record Commit(long version, List<JsonNode> actions) {
+        Optional<JsonNode> commitInfo() {
+            return actions.stream().filter(a -> a.has("commitInfo")).map(a -> a.get("commitInfo")).findFirst();
+        }
+
+        long addCount() {
+            return actions.stream().filter(a -> a.has("add")).count();
+        }
+    }
+
+    /** All JSON commit files of the table's log, in version order. */
+    static List<Commit> commits(Path table) {
+        Path log = table.resolve("_delta_log");
+        List<Commit> out = new ArrayList<>();
+        try (Stream<Path> files = Files.list(log)) {
+            for (Path f : files.filter(f -> f.getFileName().toString().matches("\\d{20}\\.json")).sorted().toList()) {
+                List<JsonNode> actions = new ArrayList<>();
+                for (String line : Files.readAllLines(f)) {
+                    if (!line.isBlank()) {
+                        actions.add(JSON.readTree(line));
+                    }
+                }
+                long version = Long.parseLong(f.getFileName().toString().substring(0, 20));
+                out.add(new Commit(version, actions));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out;
+    }
+
+    /** Relative directories (e.g. {@code device_type=smart_plug/event_date=2026-06-22}) that hold data files. */
+    static List<String> dataDirectories(Path table) {
+        try (Stream<Path> files = Files.walk(table)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".parquet"))
+                    .map(f -> table.relativize(f.getParent()).toString().replace('\\', '/'))
+                    .filter(d -> !d.startsWith("_delta_log"))
+                    .distinct().sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
