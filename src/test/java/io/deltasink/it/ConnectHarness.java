@@ -15,8 +15,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -77,6 +79,9 @@ final class ConnectHarness implements AutoCloseable {
     static ConnectHarness start(String name, int workers, Map<String, String> extraWorkerProps) {
         Map<String, String> workerProps = new HashMap<>();
         workerProps.put("offset.flush.interval.ms", "1000");
+        // plugins are found through their ServiceLoader manifests (main and test resources): a worker
+        // starts in seconds instead of scanning the whole test classpath
+        workerProps.put("plugin.discovery", "service_load");
         workerProps.putAll(extraWorkerProps);
         EmbeddedConnectCluster connect = new EmbeddedConnectCluster.Builder()
                 .name(name)
@@ -160,7 +165,7 @@ final class ConnectHarness implements AutoCloseable {
             throw new UncheckedIOException("cannot read the seed preset " + PRESET.toAbsolutePath(), e);
         }
         Map<String, String> config = new LinkedHashMap<>();
-        preset.get("config").fields().forEachRemaining(e -> config.put(e.getKey(), e.getValue().asText()));
+        preset.get("config").properties().forEach(e -> config.put(e.getKey(), e.getValue().asText()));
         config.put("topics", topic);
         config.put("table.location", table.toAbsolutePath().toString());
         config.put("columns", config.get("columns") + ", " + METADATA_COLUMNS);
@@ -186,15 +191,15 @@ final class ConnectHarness implements AutoCloseable {
      * with the task's trace when a task of the connector failed.
      */
     void awaitTableCaughtUp(String connector, String topic, Path table) {
-        Map<Integer, Long>[] last = new Map[] {Map.of()};
-        Map<Integer, Long>[] end = new Map[] {Map.of()};
+        AtomicReference<Map<Integer, Long>> versions = new AtomicReference<>(Map.of());
+        AtomicReference<Map<Integer, Long>> end = new AtomicReference<>(Map.of());
         awaitCondition(() -> {
             failOnFailedTask(connector);
-            end[0] = endOffsets(topic);
-            last[0] = TableState.txnVersions(table, connector, topic, PARTITIONS);
-            return last[0].equals(end[0]);
+            end.set(endOffsets(topic));
+            versions.set(TableState.txnVersions(table, connector, topic, PARTITIONS));
+            return versions.get().equals(end.get());
         }, CATCH_UP_TIMEOUT, () -> "the table of " + connector + " did not catch up with " + topic
-                + ": txn versions " + last[0] + ", end offsets " + end[0]);
+                + ": txn versions " + versions.get() + ", end offsets " + end.get());
     }
 
     void failOnFailedTask(String connector) {
@@ -229,7 +234,7 @@ final class ConnectHarness implements AutoCloseable {
 
     /** Worker ids that run at least one task of the connector. */
     Set<String> taskWorkers(String connector) {
-        Set<String> workers = new java.util.TreeSet<>();
+        Set<String> workers = new TreeSet<>();
         for (ConnectorStateInfo.TaskState task : connect.connectorStatus(connector).tasks()) {
             if ("RUNNING".equals(task.state())) {
                 workers.add(task.workerId());

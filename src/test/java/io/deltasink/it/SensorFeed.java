@@ -18,11 +18,12 @@ import io.deltasink.it.ConnectHarness.Coordinates;
 import io.deltasink.it.ConnectHarness.Kind;
 import io.deltasink.it.ConnectHarness.Message;
 import io.deltasink.it.ConnectHarness.Sent;
+import io.deltasink.testing.SensorEvents;
 
 /**
- * The messages the tests produce: the seed's sensor envelopes (both device types, two dates),
- * spread round-robin over the topic's partitions with the device id as key, plus bad records of
- * each kind. What a row must hold is derived from the produced JSON by parsing it here, not by
+ * The messages the tests produce: the seed's sensor envelopes from {@link SensorEvents} (both
+ * device types, two dates), spread round-robin over the topic's partitions with the device id as
+ * key, plus bad records of each kind. What a row must hold is derived from the produced JSON by parsing it here, not by
  * asking the connector's converter.
  */
 final class SensorFeed {
@@ -41,9 +42,15 @@ final class SensorFeed {
         return out;
     }
 
-    /** The envelope of event number {@code i}. */
+    /**
+     * The envelope of event number {@code i}: the seed's mixed stream (every fifth a door sensor) on
+     * {@link SensorEvents#DAY} or the day after, every seventh written with a +02:00 offset (its
+     * event_date is still the UTC date).
+     */
     static String envelope(int i) {
-        return SeedEvents.envelope(i);
+        LocalDate day = SensorEvents.DAY.plusDays((i / 2) % 2);
+        SensorEvents.Event event = SensorEvents.event(i, day);
+        return i % 7 == 6 ? event.json(ZoneOffset.ofHours(2)) : event.json();
     }
 
     // ---- bad records ------------------------------------------------------------------------------
