@@ -332,14 +332,16 @@ public final class SinkSession {
                         + "resuming from the table at {}", f.tableVersion(), seeks);
             }
         } catch (IOException | RuntimeException e) {
+            // The outcome of a failed commit may be unknown (the log file may have landed), so its
+            // files are left in place: if it landed they are referenced, if not they are orphans for
+            // vacuum. Rewinding is safe either way: a commit that did land moved our txn versions,
+            // so the next attempt is fenced and re-seeks to them.
             if (Failures.isFatal(e)) {
-                deleteFiles(files);
                 fail(e);
                 return;
             }
             log.warn("Commit to {} failed; dropping the batch and reading again from the table's offsets",
                     storage.tableUri(), e);
-            deleteFiles(files);
             discardBatch(List.of());
             backoff();
         }

@@ -13,7 +13,7 @@ import org.apache.kafka.common.config.ConfigDef;
 /**
  * Generates the configuration reference (docs/config-reference.md) from the ConfigDef, so the
  * docs cannot drift from the code: a test fails when the checked-in file is stale.
- * Run: {@code mvn -q compile exec:java -Dexec.mainClass=io.deltasink.config.ConfigReference}
+ * Run: {@code mvn -q compile exec:java -Dexec.classpathScope=compile -Dexec.mainClass=io.deltasink.config.ConfigReference}
  */
 public final class ConfigReference {
     public static final String DEFAULT_FILE = "docs/config-reference.md";
@@ -39,6 +39,11 @@ public final class ConfigReference {
                 .append("`errors.deadletterqueue.topic.name`, ...). With `errors.tolerance=all` bad records go to ")
                 .append("the dead letter queue; otherwise a bad record fails the task.\n");
         List<String> groups = new ArrayList<>(def.groups());
+        for (String[] prefix : DeltaSinkConfig.PREFIXES) {
+            if (!groups.contains(prefix[1])) {
+                groups.add(prefix[1]);
+            }
+        }
         for (String group : groups) {
             sb.append("\n## ").append(group).append("\n\n")
                     .append("| Key | Type | Default | Valid values | Importance | Description |\n")

@@ -110,7 +110,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
     static final long PARQUET_ROW_GROUP_BYTES_DEFAULT = 8L << 20;
 
     public static final String PARQUET_PAGE_BYTES = "parquet.page.bytes";
-    static final String PARQUET_PAGE_BYTES_DOC = "Parquet page size.";
+    static final String PARQUET_PAGE_BYTES_DOC = "Parquet page size: the unit of encoding and compression inside a row group.";
     static final int PARQUET_PAGE_BYTES_DEFAULT = 1 << 20;
 
     public static final String STATS_COLUMNS = "stats.num.indexed.cols";

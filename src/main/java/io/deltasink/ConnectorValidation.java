@@ -1,0 +1,90 @@
+package io.deltasink;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigValue;
+
+import io.deltasink.config.DeltaSinkConfig;
+import io.deltasink.convert.ColumnMapping;
+import io.deltasink.convert.ColumnType;
+import io.deltasink.convert.RowSchema;
+
+/**
+ * Cross-key rules, run by {@code Connector.validate()} so the REST validate call shows them on
+ * the right field before any task starts: the mapping parses, not-null and partition columns
+ * are columns of the mapping, partition columns are not binary and not repeated.
+ */
+final class ConnectorValidation {
+    private ConnectorValidation() {
+    }
+
+    static void check(Map<String, String> props, Config config) {
+        if (hasErrors(config, DeltaSinkConfig.COLUMNS, DeltaSinkConfig.COLUMNS_NOT_NULL,
+                DeltaSinkConfig.PARTITION_COLUMNS)) {
+            return;
+        }
+        DeltaSinkConfig parsed;
+        try {
+            parsed = new DeltaSinkConfig(props);
+        } catch (RuntimeException e) {
+            return; // per-key errors are already on their fields
+        }
+        if (parsed.autoColumns()) {
+            if (!parsed.notNullColumns().isEmpty()) {
+                value(config, DeltaSinkConfig.COLUMNS_NOT_NULL).ifPresent(v -> v.addErrorMessage(
+                        "cannot be used with columns=auto: name the columns in 'columns' to make some NOT NULL"));
+            }
+            return; // columns come from the first record; the task checks them then
+        }
+        RowSchema schema;
+        try {
+            schema = ColumnMapping.parse(parsed.columns(), List.of()).schema();
+        } catch (org.apache.kafka.common.config.ConfigException | IllegalArgumentException e) {
+            value(config, DeltaSinkConfig.COLUMNS).ifPresent(v -> v.addErrorMessage(e.getMessage()));
+            return;
+        }
+        for (String name : parsed.notNullColumns()) {
+            if (schema.indexOf(name) < 0) {
+                value(config, DeltaSinkConfig.COLUMNS_NOT_NULL).ifPresent(v -> v.addErrorMessage(
+                        "'" + name + "' is not a column of the mapping in 'columns'"));
+            }
+        }
+        Set<String> seen = new HashSet<>();
+        for (String name : parsed.partitionColumns()) {
+            int i = schema.indexOf(name);
+            String problem = null;
+            if (i < 0) {
+                problem = "'" + name + "' is not a column of the mapping in 'columns'; partition columns must be "
+                        + "output columns, e.g. event_date:date=date(event_time)";
+            } else if (schema.column(i).type() == ColumnType.BINARY) {
+                problem = "'" + name + "' is binary; a partition column cannot be binary";
+            } else if (!seen.add(name)) {
+                problem = "'" + name + "' is listed twice";
+            } else if (seen.size() == schema.size()) {
+                problem = "every column would be a partition column; keep at least one data column";
+            }
+            if (problem != null) {
+                String message = problem;
+                value(config, DeltaSinkConfig.PARTITION_COLUMNS).ifPresent(v -> v.addErrorMessage(message));
+            }
+        }
+    }
+
+    private static boolean hasErrors(Config config, String... names) {
+        for (String name : names) {
+            if (value(config, name).map(v -> !v.errorMessages().isEmpty()).orElse(false)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Optional<ConfigValue> value(Config config, String name) {
+        return config.configValues().stream().filter(v -> v.name().equals(name)).findFirst();
+    }
+}

@@ -1,0 +1,199 @@
+package io.deltasink.convert;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.kafka.connect.data.Date;
+import org.apache.kafka.connect.data.Decimal;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.data.Time;
+import org.apache.kafka.connect.data.Timestamp;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * {@code columns=auto}: derives a mapping from the shape of a first record's value. Nested
+ * fields are flattened, their names joined with {@code _} ({@code payload.power} becomes
+ * {@code payload_power}); every column is nullable.
+ *
+ * <ul>
+ *   <li>A {@code Struct} maps by its Connect schema: int8/16/32/64 to byte/short/int/long,
+ *       float32/64 to float/double, boolean, string, bytes to binary, logical Timestamp, Date
+ *       and Decimal to timestamp, date and decimal, logical Time to int (milliseconds of the
+ *       day), nested structs flattened, arrays and maps to string (JSON text).</li>
+ *   <li>A {@code Map} (or JSON text holding an object) maps by its values: integers to long,
+ *       other numbers to double, booleans to boolean, text to string, nested maps flattened,
+ *       lists and anything else (null too) to string (JSON text).</li>
+ * </ul>
+ * Characters a Delta column name may not hold become {@code _}; a name taken twice gets a
+ * {@code _2}, {@code _3} ... suffix.
+ */
+public final class AutoMapping {
+    private static final int DEFAULT_DECIMAL_PRECISION = 38;
+
+    private final List<ColumnSpec> specs = new ArrayList<>();
+    private final Set<String> taken = new HashSet<>();
+
+    private AutoMapping() {
+    }
+
+    /**
+     * Derives the mapping from one record.
+     *
+     * @throws RecordConversionException when the value is not a Struct, a Map or JSON text holding an
+     *                                   object, or yields no columns
+     */
+    public static ColumnMapping derive(SinkRecord first) {
+        Object value = first.value();
+        AutoMapping auto = new AutoMapping();
+        if (value instanceof Struct s) {
+            auto.struct(s.schema(), List.of());
+        } else if (value instanceof Map<?, ?> m) {
+            auto.map(m, List.of());
+        } else if (value instanceof String || value instanceof byte[]) {
+            JsonNode node;
+            try {
+                node = new Json().parse(value);
+            } catch (Json.NotJsonException e) {
+                throw new RecordConversionException(first, null, value,
+                        "columns=auto: value is not valid JSON (" + e.getMessage() + ")");
+            }
+            if (!node.isObject()) {
+                throw new RecordConversionException(first, null, value,
+                        "columns=auto needs a JSON object, a Map or a Struct, got a JSON " + node.getNodeType().name().toLowerCase(Locale.ROOT));
+            }
+            auto.json(node, List.of());
+        } else {
+            throw new RecordConversionException(first, null, value, value == null
+                    ? "columns=auto needs a first record with a value, got null"
+                    : "columns=auto needs a Struct, a Map or JSON text, got " + value.getClass().getSimpleName());
+        }
+        if (auto.specs.isEmpty()) {
+            throw new RecordConversionException(first, null, value, "columns=auto found no fields in the value");
+        }
+        return new ColumnMapping(auto.specs);
+    }
+
+    private void struct(Schema schema, List<String> prefix) {
+        for (Field f : schema.fields()) {
+            List<String> path = append(prefix, f.name());
+            Schema fs = f.schema();
+            if (fs.type() == Schema.Type.STRUCT && !isLogical(fs)) {
+                struct(fs, path);
+            } else {
+                add(path, column(fs, path));
+            }
+        }
+    }
+
+    private static boolean isLogical(Schema s) {
+        String n = s.name();
+        return Decimal.LOGICAL_NAME.equals(n) || Date.LOGICAL_NAME.equals(n) || Time.LOGICAL_NAME.equals(n)
+                || Timestamp.LOGICAL_NAME.equals(n);
+    }
+
+    private Column column(Schema s, List<String> path) {
+        String name = name(path);
+        String logical = s.name();
+        if (Decimal.LOGICAL_NAME.equals(logical)) {
+            int scale = Integer.parseInt(s.parameters().get(Decimal.SCALE_FIELD));
+            String p = s.parameters().get("connect.decimal.precision");
+            int precision = p == null ? DEFAULT_DECIMAL_PRECISION : Integer.parseInt(p);
+            return new Column(name, ColumnType.DECIMAL, Math.max(precision, scale), scale, true);
+        }
+        if (Timestamp.LOGICAL_NAME.equals(logical)) {
+            return Column.of(name, ColumnType.TIMESTAMP, true);
+        }
+        if (Date.LOGICAL_NAME.equals(logical)) {
+            return Column.of(name, ColumnType.DATE, true);
+        }
+        ColumnType type = switch (s.type()) {
+            case INT8 -> ColumnType.BYTE;
+            case INT16 -> ColumnType.SHORT;
+            case INT32 -> ColumnType.INT;
+            case INT64 -> ColumnType.LONG;
+            case FLOAT32 -> ColumnType.FLOAT;
+            case FLOAT64 -> ColumnType.DOUBLE;
+            case BOOLEAN -> ColumnType.BOOLEAN;
+            case BYTES -> ColumnType.BINARY;
+            default -> ColumnType.STRING;
+        };
+        return Column.of(name, type, true);
+    }
+
+    private void map(Map<?, ?> map, List<String> prefix) {
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+            List<String> path = append(prefix, String.valueOf(e.getKey()));
+            Object v = e.getValue();
+            if (v instanceof Map<?, ?> nested) {
+                map(nested, path);
+            } else {
+                add(path, Column.of(name(path), inferred(v), true));
+            }
+        }
+    }
+
+    private static ColumnType inferred(Object v) {
+        if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
+            return ColumnType.LONG;
+        }
+        if (v instanceof Float || v instanceof Double || v instanceof BigDecimal) {
+            return ColumnType.DOUBLE;
+        }
+        return v instanceof Boolean ? ColumnType.BOOLEAN : ColumnType.STRING;
+    }
+
+    private void json(JsonNode node, List<String> prefix) {
+        for (Map.Entry<String, JsonNode> e : node.properties()) {
+            List<String> path = append(prefix, e.getKey());
+            JsonNode v = e.getValue();
+            if (v.isObject()) {
+                json(v, path);
+            } else {
+                ColumnType type = v.isIntegralNumber() ? ColumnType.LONG : v.isNumber() ? ColumnType.DOUBLE
+                        : v.isBoolean() ? ColumnType.BOOLEAN : ColumnType.STRING;
+                add(path, Column.of(name(path), type, true));
+            }
+        }
+    }
+
+    private void add(List<String> path, Column column) {
+        String name = column.name();
+        String unique = name;
+        for (int i = 2; !taken.add(unique.toLowerCase(Locale.ROOT)); i++) {
+            unique = name + "_" + i;
+        }
+        Column c = unique.equals(name) ? column
+                : new Column(unique, column.type(), column.precision(), column.scale(), true);
+        specs.add(new ColumnSpec(c, new Source.Field(path, false)));
+    }
+
+    private static String name(List<String> path) {
+        StringBuilder sb = new StringBuilder();
+        for (String seg : path) {
+            if (sb.length() > 0) {
+                sb.append('_');
+            }
+            for (int i = 0; i < seg.length(); i++) {
+                char c = seg.charAt(i);
+                sb.append(MappingParser.NAME_FORBIDDEN.indexOf(c) >= 0 || Character.isWhitespace(c) ? '_' : c);
+            }
+        }
+        return sb.length() == 0 ? "_" : sb.toString();
+    }
+
+    private static List<String> append(List<String> prefix, String segment) {
+        List<String> out = new ArrayList<>(prefix.size() + 1);
+        out.addAll(prefix);
+        out.add(segment);
+        return out;
+    }
+}

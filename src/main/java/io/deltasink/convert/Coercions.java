@@ -1,0 +1,383 @@
+package io.deltasink.convert;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.Collection;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import org.apache.kafka.connect.data.Struct;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * Turns a source value into a column's Java form (see {@link ColumnType}). Each function takes a
+ * non-null value and throws {@link BadValueException} saying why it does not fit.
+ */
+final class Coercions {
+    private static final Pattern NUMBER = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
+    private static final long MILLIS_PER_DAY = 86_400_000L;
+
+    private Coercions() {
+    }
+
+    /** One column's coercion. */
+    @FunctionalInterface
+    interface Coercion {
+        Object apply(Object value) throws BadValueException;
+    }
+
+    static Coercion of(Column column, Json json) {
+        return switch (column.type()) {
+            case STRING -> v -> text(v, json);
+            case INT -> v -> (int) integral(v, Integer.MIN_VALUE, Integer.MAX_VALUE, "int");
+            case LONG -> v -> integral(v, Long.MIN_VALUE, Long.MAX_VALUE, "long");
+            case SHORT -> v -> (short) integral(v, Short.MIN_VALUE, Short.MAX_VALUE, "short");
+            case BYTE -> v -> (byte) integral(v, Byte.MIN_VALUE, Byte.MAX_VALUE, "byte");
+            case DOUBLE -> Coercions::toDouble;
+            case FLOAT -> Coercions::toFloat;
+            case BOOLEAN -> Coercions::toBoolean;
+            case BINARY -> Coercions::binary;
+            case DATE -> Coercions::epochDays;
+            case TIMESTAMP -> Coercions::epochMicros;
+            case DECIMAL -> v -> decimal(v, column.precision(), column.scale());
+        };
+    }
+
+    /** Text of a value: text as is, numbers and booleans as JSON prints them, bytes as UTF-8, containers as JSON. */
+    static String text(Object v, Json json) {
+        if (v instanceof String s) {
+            return s;
+        }
+        if (v instanceof Number || v instanceof Boolean) {
+            return v.toString();
+        }
+        if (v instanceof byte[] b) {
+            return new String(b, StandardCharsets.UTF_8);
+        }
+        if (v instanceof ByteBuffer bb) {
+            return new String(bytes(bb), StandardCharsets.UTF_8);
+        }
+        if (v instanceof java.util.Date d) {
+            return Instant.ofEpochMilli(d.getTime()).toString();
+        }
+        if (v instanceof Struct || v instanceof Map || v instanceof Collection || v instanceof JsonNode
+                || v instanceof Object[]) {
+            return json.write(v, null);
+        }
+        return v.toString();
+    }
+
+    static long integral(Object v, long min, long max, String type) throws BadValueException {
+        long result;
+        if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
+            result = ((Number) v).longValue();
+        } else if (v instanceof String s) {
+            String t = s.trim();
+            try {
+                result = Long.parseLong(t);
+            } catch (NumberFormatException e) {
+                if (!NUMBER.matcher(t).matches()) {
+                    throw new BadValueException("cannot convert text to " + type + ": not a number");
+                }
+                result = wholeDecimal(new BigDecimal(t), type);
+            }
+        } else if (v instanceof Double || v instanceof Float) {
+            double d = ((Number) v).doubleValue();
+            if (!Double.isFinite(d)) {
+                throw new BadValueException("cannot convert " + d + " to " + type);
+            }
+            result = wholeDecimal(BigDecimal.valueOf(d), type);
+        } else if (v instanceof BigDecimal bd) {
+            result = wholeDecimal(bd, type);
+        } else if (v instanceof BigInteger bi) {
+            if (bi.bitLength() > 63) {
+                throw outOfRange(type);
+            }
+            result = bi.longValue();
+        } else if (v instanceof java.util.Date d) {
+            result = d.getTime();
+        } else if (v instanceof Instant i) {
+            try {
+                result = i.toEpochMilli();
+            } catch (ArithmeticException e) {
+                throw outOfRange(type);
+            }
+        } else {
+            throw cannot(v, type);
+        }
+        if (result < min || result > max) {
+            throw outOfRange(type);
+        }
+        return result;
+    }
+
+    private static long wholeDecimal(BigDecimal bd, String type) throws BadValueException {
+        if (bd.signum() != 0 && bd.scale() > 0 && bd.stripTrailingZeros().scale() > 0) {
+            throw new BadValueException("cannot convert " + bd.toPlainString() + " to " + type + ": it has a fraction");
+        }
+        try {
+            return bd.toBigIntegerExact().longValueExact();
+        } catch (ArithmeticException e) {
+            throw outOfRange(type);
+        }
+    }
+
+    static Double toDouble(Object v) throws BadValueException {
+        if (v instanceof Double d) {
+            return d;
+        }
+        if (v instanceof Number n) {
+            double d = n.doubleValue();
+            if (Double.isInfinite(d)) {
+                throw outOfRange("double");
+            }
+            return d;
+        }
+        if (v instanceof String s) {
+            return parseDouble(s.trim(), "double");
+        }
+        throw cannot(v, "double");
+    }
+
+    static Float toFloat(Object v) throws BadValueException {
+        double d;
+        if (v instanceof Float f) {
+            return f;
+        } else if (v instanceof Number n) {
+            d = n.doubleValue();
+        } else if (v instanceof String s) {
+            d = parseDouble(s.trim(), "float");
+        } else {
+            throw cannot(v, "float");
+        }
+        float f = (float) d;
+        if (Float.isInfinite(f) && !Double.isInfinite(d)) {
+            throw outOfRange("float");
+        }
+        return f;
+    }
+
+    private static double parseDouble(String t, String type) throws BadValueException {
+        switch (t) {
+            case "NaN": return Double.NaN;
+            case "Infinity": case "+Infinity": return Double.POSITIVE_INFINITY;
+            case "-Infinity": return Double.NEGATIVE_INFINITY;
+            default:
+                if (!NUMBER.matcher(t).matches()) {
+                    throw new BadValueException("cannot convert text to " + type + ": not a number");
+                }
+                double d = Double.parseDouble(t);
+                if (Double.isInfinite(d)) {
+                    throw outOfRange(type);
+                }
+                return d;
+        }
+    }
+
+    static Boolean toBoolean(Object v) throws BadValueException {
+        if (v instanceof Boolean b) {
+            return b;
+        }
+        if (v instanceof String s) {
+            String t = s.trim().toLowerCase(Locale.ROOT);
+            if (t.equals("true")) {
+                return Boolean.TRUE;
+            }
+            if (t.equals("false")) {
+                return Boolean.FALSE;
+            }
+            throw new BadValueException("cannot convert text to boolean: expected true or false");
+        }
+        throw cannot(v, "boolean");
+    }
+
+    static byte[] binary(Object v) throws BadValueException {
+        if (v instanceof byte[] b) {
+            return b;
+        }
+        if (v instanceof ByteBuffer bb) {
+            return bytes(bb);
+        }
+        if (v instanceof String s) {
+            return s.getBytes(StandardCharsets.UTF_8);
+        }
+        throw cannot(v, "binary");
+    }
+
+    static byte[] bytes(ByteBuffer bb) {
+        ByteBuffer dup = bb.duplicate();
+        byte[] out = new byte[dup.remaining()];
+        dup.get(out);
+        return out;
+    }
+
+    static Long epochMicros(Object v) throws BadValueException {
+        if (v instanceof String s) {
+            return Timestamps.parseMicros(s);
+        }
+        if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
+            try {
+                return Math.multiplyExact(((Number) v).longValue(), 1000L);
+            } catch (ArithmeticException e) {
+                throw outOfRange("timestamp");
+            }
+        }
+        if (v instanceof BigInteger bi) {
+            return millisToMicros(new BigDecimal(bi));
+        }
+        if (v instanceof BigDecimal bd) {
+            return millisToMicros(bd);
+        }
+        if (v instanceof Double || v instanceof Float) {
+            double d = ((Number) v).doubleValue();
+            if (!Double.isFinite(d)) {
+                throw new BadValueException("cannot convert " + d + " to timestamp");
+            }
+            return millisToMicros(BigDecimal.valueOf(d));
+        }
+        if (v instanceof java.util.Date d) {
+            return millisToMicros(BigDecimal.valueOf(d.getTime()));
+        }
+        Instant instant = instant(v);
+        if (instant == null) {
+            throw cannot(v, "timestamp");
+        }
+        try {
+            return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), Timestamps.MICROS_PER_SECOND),
+                    instant.getNano() / 1000L);
+        } catch (ArithmeticException e) {
+            throw outOfRange("timestamp");
+        }
+    }
+
+    private static Long millisToMicros(BigDecimal millis) throws BadValueException {
+        try {
+            return millis.movePointRight(3).setScale(0, RoundingMode.FLOOR).longValueExact();
+        } catch (ArithmeticException e) {
+            throw outOfRange("timestamp");
+        }
+    }
+
+    private static Instant instant(Object v) {
+        if (v instanceof Instant i) {
+            return i;
+        }
+        if (v instanceof OffsetDateTime o) {
+            return o.toInstant();
+        }
+        if (v instanceof ZonedDateTime z) {
+            return z.toInstant();
+        }
+        if (v instanceof LocalDateTime l) {
+            return l.toInstant(ZoneOffset.UTC);
+        }
+        if (v instanceof LocalDate d) {
+            return d.atStartOfDay().toInstant(ZoneOffset.UTC);
+        }
+        return null;
+    }
+
+    static Integer epochDays(Object v) throws BadValueException {
+        if (v instanceof String s) {
+            String t = s.trim();
+            if (Timestamps.isInteger(t)) {
+                return (int) integral(t, Integer.MIN_VALUE, Integer.MAX_VALUE, "date");
+            }
+            return (int) Math.floorDiv(Timestamps.parseMicros(t), Timestamps.MICROS_PER_DAY);
+        }
+        if (v instanceof Number) {
+            return (int) integral(v, Integer.MIN_VALUE, Integer.MAX_VALUE, "date");
+        }
+        if (v instanceof java.util.Date d) {
+            return (int) Math.floorDiv(d.getTime(), MILLIS_PER_DAY);
+        }
+        if (v instanceof LocalDate d) {
+            return (int) d.toEpochDay();
+        }
+        Instant instant = instant(v);
+        if (instant == null) {
+            throw cannot(v, "date");
+        }
+        return (int) Math.floorDiv(instant.getEpochSecond(), 86_400L);
+    }
+
+    static BigDecimal decimal(Object v, int precision, int scale) throws BadValueException {
+        String type = "decimal(" + precision + "," + scale + ")";
+        BigDecimal bd;
+        if (v instanceof BigDecimal b) {
+            bd = b;
+        } else if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
+            bd = BigDecimal.valueOf(((Number) v).longValue());
+        } else if (v instanceof BigInteger bi) {
+            bd = new BigDecimal(bi);
+        } else if (v instanceof Double || v instanceof Float) {
+            double d = ((Number) v).doubleValue();
+            if (!Double.isFinite(d)) {
+                throw new BadValueException("cannot convert " + d + " to " + type);
+            }
+            bd = v instanceof Float f ? new BigDecimal(f.toString()) : BigDecimal.valueOf(d);
+        } else if (v instanceof String s) {
+            String t = s.trim();
+            if (!NUMBER.matcher(t).matches()) {
+                throw new BadValueException("cannot convert text to " + type + ": not a number");
+            }
+            bd = new BigDecimal(t);
+        } else {
+            throw cannot(v, type);
+        }
+        BigDecimal scaled = bd.setScale(scale, RoundingMode.HALF_UP);
+        if (scaled.precision() > precision) {
+            throw new BadValueException("number needs " + scaled.precision() + " digits at scale " + scale
+                    + "; " + type + " holds at most " + precision);
+        }
+        return scaled;
+    }
+
+    /** A short name of a value's kind for messages: text, number, JSON object, Struct ... */
+    static String kind(Object v) {
+        if (v instanceof String) {
+            return "text";
+        }
+        if (v instanceof Number) {
+            return "number";
+        }
+        if (v instanceof Boolean) {
+            return "boolean";
+        }
+        if (v instanceof JsonNode n) {
+            return n.isObject() ? "JSON object" : n.isArray() ? "JSON array" : "JSON " + n.getNodeType().name().toLowerCase(Locale.ROOT);
+        }
+        if (v instanceof Struct) {
+            return "Struct";
+        }
+        if (v instanceof Map) {
+            return "map";
+        }
+        if (v instanceof Collection || v instanceof Object[]) {
+            return "list";
+        }
+        if (v instanceof byte[] || v instanceof ByteBuffer) {
+            return "bytes";
+        }
+        return v.getClass().getSimpleName();
+    }
+
+    private static BadValueException cannot(Object v, String type) {
+        return new BadValueException("cannot convert " + kind(v) + " to " + type);
+    }
+
+    private static BadValueException outOfRange(String type) {
+        return new BadValueException("number is out of range for " + type);
+    }
+}

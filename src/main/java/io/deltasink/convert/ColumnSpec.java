@@ -1,0 +1,14 @@
+package io.deltasink.convert;
+
+/** One parsed mapping entry: the output column and where its value comes from. */
+record ColumnSpec(Column column, Source source) {
+
+    String name() {
+        return column.name();
+    }
+
+    /** The entry in the mapping grammar, e.g. {@code power:double=payload.power}. */
+    String text() {
+        return column.name() + ":" + column.deltaTypeName() + "=" + source.text();
+    }
+}

@@ -1,0 +1,204 @@
+package io.deltasink.convert;
+
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalTime;
+import java.util.Collection;
+import java.util.Map;
+
+import org.apache.kafka.connect.data.Date;
+import org.apache.kafka.connect.data.Decimal;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.data.Time;
+import org.apache.kafka.connect.data.Timestamp;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+
+/**
+ * JSON text in and out: parses text into trees (floats kept exact as BigDecimal, trailing
+ * content rejected) and writes any record value (Struct, Map, List, JSON tree, scalar) as
+ * compact JSON text. Each converter holds its own instance; it is safe to use from several threads.
+ */
+class Json {
+    private static final int REASON_CHARS = 160;
+
+    private final ObjectMapper mapper = JsonMapper.builder()
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+            .build();
+
+    /** Thrown when text is not JSON; the message says why, briefly. */
+    static final class NotJsonException extends Exception {
+        NotJsonException(String reason) {
+            super(reason, null, false, false);
+        }
+    }
+
+    /** Parses JSON text held in a String or UTF-8 bytes. */
+    JsonNode parse(Object text) throws NotJsonException {
+        try {
+            JsonNode node = text instanceof byte[] b ? mapper.readTree(b) : mapper.readTree((String) text);
+            if (node == null || node.isMissingNode()) {
+                throw new NotJsonException("no JSON content");
+            }
+            return node;
+        } catch (JsonProcessingException e) {
+            throw new NotJsonException(shorten(e.getOriginalMessage()));
+        } catch (IOException e) {
+            throw new NotJsonException(shorten(String.valueOf(e.getMessage())));
+        }
+    }
+
+    private static String shorten(String reason) {
+        String r = reason.replace('\n', ' ').replace('\r', ' ');
+        return r.length() <= REASON_CHARS ? r : r.substring(0, REASON_CHARS) + "...";
+    }
+
+    /** A parsed JSON scalar as its Java value (String, Number, Boolean, null); objects and arrays stay trees. */
+    static Object plain(Object value) {
+        if (!(value instanceof JsonNode n)) {
+            return value;
+        }
+        switch (n.getNodeType()) {
+            case STRING:
+                return n.textValue();
+            case NUMBER:
+                return n.numberValue();
+            case BOOLEAN:
+                return n.booleanValue();
+            case NULL:
+            case MISSING:
+                return null;
+            default:
+                return n;
+        }
+    }
+
+    /** The text of a value as {@code raw(...)} gives it: text as is, bytes as UTF-8, anything else as JSON. */
+    String rawText(Object value) {
+        if (value == null || value instanceof String) {
+            return (String) value;
+        }
+        if (value instanceof byte[] b) {
+            return new String(b, StandardCharsets.UTF_8);
+        }
+        if (value instanceof JsonNode n) {
+            if (n.isNull() || n.isMissingNode()) {
+                return null;
+            }
+            return n.isTextual() ? n.textValue() : n.toString();
+        }
+        return write(value, null);
+    }
+
+    /** Compact JSON text of a value; {@code schema} (may be null) tells logical types of Struct fields. */
+    String write(Object value, Schema schema) {
+        StringWriter out = new StringWriter();
+        try (JsonGenerator gen = mapper.createGenerator(out)) {
+            write(gen, value, schema);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString();
+    }
+
+    private void write(JsonGenerator gen, Object v, Schema schema) throws IOException {
+        if (v == null) {
+            gen.writeNull();
+            return;
+        }
+        String logical = schema == null ? null : schema.name();
+        if (logical != null && v instanceof java.util.Date d) {
+            switch (logical) {
+                case Date.LOGICAL_NAME -> gen.writeString(LocalDate.ofEpochDay(Math.floorDiv(d.getTime(), 86_400_000L)).toString());
+                case Time.LOGICAL_NAME -> gen.writeString(LocalTime.ofNanoOfDay(Math.floorMod(d.getTime(), 86_400_000L) * 1_000_000L).toString());
+                case Timestamp.LOGICAL_NAME -> gen.writeString(Instant.ofEpochMilli(d.getTime()).toString());
+                default -> gen.writeString(Instant.ofEpochMilli(d.getTime()).toString());
+            }
+            return;
+        }
+        if (Decimal.LOGICAL_NAME.equals(logical) && v instanceof BigDecimal bd) {
+            gen.writeNumber(bd);
+            return;
+        }
+        if (v instanceof Struct s) {
+            gen.writeStartObject();
+            for (Field f : s.schema().fields()) {
+                gen.writeFieldName(f.name());
+                write(gen, s.get(f), f.schema());
+            }
+            gen.writeEndObject();
+        } else if (v instanceof Map<?, ?> m) {
+            Schema valueSchema = childSchema(schema, Schema.Type.MAP);
+            gen.writeStartObject();
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                gen.writeFieldName(String.valueOf(e.getKey()));
+                write(gen, e.getValue(), valueSchema);
+            }
+            gen.writeEndObject();
+        } else if (v instanceof Collection<?> c) {
+            Schema valueSchema = childSchema(schema, Schema.Type.ARRAY);
+            gen.writeStartArray();
+            for (Object o : c) {
+                write(gen, o, valueSchema);
+            }
+            gen.writeEndArray();
+        } else if (v instanceof Object[] a) {
+            gen.writeStartArray();
+            for (Object o : a) {
+                write(gen, o, null);
+            }
+            gen.writeEndArray();
+        } else if (v instanceof JsonNode n) {
+            gen.writeTree(n);
+        } else {
+            writeScalar(gen, v);
+        }
+    }
+
+    private static Schema childSchema(Schema schema, Schema.Type type) {
+        return schema != null && schema.type() == type ? schema.valueSchema() : null;
+    }
+
+    private static void writeScalar(JsonGenerator gen, Object v) throws IOException {
+        if (v instanceof String s) {
+            gen.writeString(s);
+        } else if (v instanceof Boolean b) {
+            gen.writeBoolean(b);
+        } else if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
+            gen.writeNumber(((Number) v).longValue());
+        } else if (v instanceof Double d) {
+            gen.writeNumber(d);
+        } else if (v instanceof Float f) {
+            gen.writeNumber(f);
+        } else if (v instanceof BigDecimal bd) {
+            gen.writeNumber(bd);
+        } else if (v instanceof BigInteger bi) {
+            gen.writeNumber(bi);
+        } else if (v instanceof byte[] b) {
+            gen.writeBinary(b);
+        } else if (v instanceof ByteBuffer bb) {
+            gen.writeBinary(Coercions.bytes(bb));
+        } else if (v instanceof java.util.Date d) {
+            gen.writeString(Instant.ofEpochMilli(d.getTime()).toString());
+        } else {
+            gen.writeString(v.toString());
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package io.deltasink.convert;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.Objects;
+
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/**
+ * Converts records to rows by a {@link ColumnMapping}. The record value may be a Connect
+ * {@code Struct}, a {@code Map} (schemaless JSON), or JSON text as a {@code String} or UTF-8
+ * {@code byte[]}; paths descend through all of these and through fields holding JSON text.
+ *
+ * <p>A missing field, or null on the way, gives null, which is an error only for a NOT NULL
+ * column. Every failure is a {@link RecordConversionException} naming the record, the column
+ * and the value. Immutable after construction; {@link #convert} keeps no state between calls.
+ */
+public final class MappingConverter implements RecordConverter {
+    private final RowSchema schema;
+    private final Clock clock;
+    private final Json json;
+    private final FieldTree fields;
+    private final Source[] sources;
+    private final Coercions.Coercion[] coercions;
+    private final String[] nullProblems;
+    private final int[] derived;
+    private final int[] derivedFrom;
+    private final boolean usesNow;
+
+    /**
+     * @param mapping a parsed mapping (not the {@value ColumnMapping#AUTO} placeholder: derive
+     *                one with {@link AutoMapping#derive} first)
+     * @param clock   the time of processing for {@code @now}
+     */
+    public MappingConverter(ColumnMapping mapping, Clock clock) {
+        this(mapping, clock, new Json());
+    }
+
+    MappingConverter(ColumnMapping mapping, Clock clock, Json json) {
+        Objects.requireNonNull(mapping, "mapping");
+        if (mapping.isAuto()) {
+            throw new IllegalArgumentException(
+                    "columns=auto has no columns yet: derive a mapping from the first record with AutoMapping.derive");
+        }
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.json = json;
+        this.schema = mapping.schema();
+        List<ColumnSpec> specs = mapping.specs();
+        int n = specs.size();
+        this.fields = FieldTree.build(specs);
+        this.sources = new Source[n];
+        this.coercions = new Coercions.Coercion[n];
+        this.nullProblems = new String[n];
+        int derivedCount = (int) specs.stream().filter(s -> s.source() instanceof Source.DateOf).count();
+        this.derived = new int[derivedCount];
+        this.derivedFrom = new int[derivedCount];
+        boolean now = false;
+        for (int i = 0, d = 0; i < n; i++) {
+            ColumnSpec spec = specs.get(i);
+            sources[i] = spec.source();
+            coercions[i] = Coercions.of(spec.column(), json);
+            nullProblems[i] = nullProblem(spec.source());
+            if (spec.source() instanceof Source.DateOf dateOf) {
+                derived[d] = i;
+                derivedFrom[d++] = schema.indexOf(dateOf.column());
+            }
+            now |= spec.source() instanceof Source.Meta m && m.kind() == Source.Meta.Kind.NOW;
+        }
+        this.usesNow = now;
+    }
+
+    private static String nullProblem(Source source) {
+        if (source instanceof Source.Field f) {
+            return f.path().isEmpty() ? "required value is missing" : "required field '" + f.pathText() + "' is missing";
+        }
+        if (source instanceof Source.DateOf d) {
+            return "required column is null because column '" + d.column() + "' is null";
+        }
+        return "required " + source.text() + " is missing";
+    }
+
+    @Override
+    public RowSchema schema() {
+        return schema;
+    }
+
+    @Override
+    public Object[] convert(SinkRecord record) {
+        if (record.value() == null) {
+            throw new RecordConversionException(record, null, null, "value is null (a tombstone) and gives no row");
+        }
+        try {
+            return convertValue(record);
+        } catch (RecordConversionException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new RecordConversionException(record, null, null, "unexpected failure: " + e, e);
+        }
+    }
+
+    private Object[] convertValue(SinkRecord record) {
+        int n = sources.length;
+        Object[] row = new Object[n];
+        if (fields != null) {
+            fields.resolve(record, record.value(), json, row);
+        }
+        Instant now = usesNow ? clock.instant() : null;
+        for (int i = 0; i < n; i++) {
+            Source source = sources[i];
+            if (source instanceof Source.DateOf) {
+                continue;
+            }
+            if (source instanceof Source.Meta m) {
+                row[i] = metadata(record, m, now);
+            }
+            Object in = row[i];
+            if (in != null) {
+                try {
+                    row[i] = coercions[i].apply(in);
+                } catch (BadValueException e) {
+                    throw new RecordConversionException(record, schema.column(i).name(), in,
+                            sourceLabel(source) + ": " + e.getMessage());
+                }
+            }
+            checkNull(record, i, row[i]);
+        }
+        for (int d = 0; d < derived.length; d++) {
+            int i = derived[d];
+            row[i] = dateOf(row[derivedFrom[d]], schema.column(i).type());
+            checkNull(record, i, row[i]);
+        }
+        return row;
+    }
+
+    private void checkNull(SinkRecord record, int i, Object value) {
+        if (value == null && !schema.column(i).nullable()) {
+            throw new RecordConversionException(record, schema.column(i).name(), null, nullProblems[i]);
+        }
+    }
+
+    private static String sourceLabel(Source source) {
+        if (source instanceof Source.Field f && !f.raw()) {
+            return f.path().isEmpty() ? "value" : "field '" + f.pathText() + "'";
+        }
+        return source.text();
+    }
+
+    private Object metadata(SinkRecord record, Source.Meta m, Instant now) {
+        switch (m.kind()) {
+            case TOPIC:
+                return record.topic();
+            case PARTITION:
+                return record.kafkaPartition();
+            case OFFSET:
+                return record.kafkaOffset();
+            case TIMESTAMP:
+                return record.timestamp() == null ? null : Instant.ofEpochMilli(record.timestamp());
+            case KEY:
+                return record.key() == null ? null : Coercions.text(record.key(), json);
+            case HEADER:
+                Header h = record.headers() == null ? null : record.headers().lastWithName(m.header());
+                return h == null || h.value() == null ? null : Coercions.text(h.value(), json);
+            case NOW:
+                return now;
+            default:
+                throw new IllegalStateException("unhandled metadata " + m.kind());
+        }
+    }
+
+    /** The UTC date (days since epoch) of a converted timestamp (micros) or date (days) value. */
+    private static Object dateOf(Object source, ColumnType target) {
+        if (source == null) {
+            return null;
+        }
+        int days = source instanceof Long micros
+                ? (int) Math.floorDiv(micros, Timestamps.MICROS_PER_DAY)
+                : (Integer) source;
+        return target == ColumnType.STRING ? LocalDate.ofEpochDay(days).toString() : (Object) days;
+    }
+}

@@ -1,0 +1,238 @@
+package io.deltasink.table;
+
+import io.delta.kernel.expressions.Literal;
+import io.delta.kernel.types.BasePrimitiveType;
+import io.delta.kernel.types.BinaryType;
+import io.delta.kernel.types.BooleanType;
+import io.delta.kernel.types.ByteType;
+import io.delta.kernel.types.DataType;
+import io.delta.kernel.types.DateType;
+import io.delta.kernel.types.DecimalType;
+import io.delta.kernel.types.DoubleType;
+import io.delta.kernel.types.FloatType;
+import io.delta.kernel.types.IntegerType;
+import io.delta.kernel.types.LongType;
+import io.delta.kernel.types.ShortType;
+import io.delta.kernel.types.StringType;
+import io.delta.kernel.types.StructField;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.types.TimestampType;
+import io.deltasink.convert.Column;
+import io.deltasink.convert.RowSchema;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoField;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Conversions between the project's row model and Kernel types and literals: the schema of a
+ * new table, type names for messages, partition values (Delta's string form -> literal) and
+ * statistics values (the {@link io.deltasink.convert.ColumnType} value forms -> literal).
+ */
+final class KernelTypes {
+
+    /** Which side of a statistics range a value bounds; decides the rounding direction. */
+    enum Bound { MIN, MAX }
+
+    /** Longest string bound kept in the log, in code points (Delta's default prefix length). */
+    static final int STRING_STATS_PREFIX = 32;
+
+    /** {@code yyyy-MM-dd HH:mm:ss[.f{1,6}]}, the Delta/Hive partition form, read as UTC. */
+    private static final DateTimeFormatter SPACE_TIMESTAMP = new DateTimeFormatterBuilder()
+            .appendPattern("yyyy-MM-dd HH:mm:ss")
+            .optionalStart().appendFraction(ChronoField.MICRO_OF_SECOND, 0, 6, true).optionalEnd()
+            .toFormatter(Locale.ROOT);
+
+    private KernelTypes() {
+    }
+
+    /** The Kernel schema of a new table for the given columns (order, types, nullability kept). */
+    static StructType schemaOf(RowSchema schema) {
+        StructType struct = new StructType();
+        for (Column column : schema.columns()) {
+            struct = struct.add(column.name(), dataTypeOf(column), column.nullable());
+        }
+        return struct;
+    }
+
+    static DataType dataTypeOf(Column column) {
+        return switch (column.type()) {
+            case DECIMAL -> new DecimalType(column.precision(), column.scale());
+            default -> BasePrimitiveType.createPrimitive(column.type().deltaName());
+        };
+    }
+
+    /** The type as a Delta schema string names it, e.g. {@code integer} or {@code decimal(10,2)}. */
+    static String typeName(DataType type) {
+        if (type instanceof DecimalType d) {
+            return "decimal(" + d.getPrecision() + "," + d.getScale() + ")";
+        }
+        if (type instanceof BasePrimitiveType) {
+            return type.toString();
+        }
+        if (type instanceof StructType) {
+            return "struct";
+        }
+        return type.toString().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * Parses a partition value serialized as the Delta protocol specifies into a literal of the
+     * column's type; {@code null} gives a null literal.
+     */
+    static Literal partitionLiteral(String column, DataType type, String value) {
+        if (value == null) {
+            return Literal.ofNull(type);
+        }
+        try {
+            if (type instanceof StringType) {
+                return Literal.ofString(value);
+            } else if (type instanceof IntegerType) {
+                return Literal.ofInt(Integer.parseInt(value));
+            } else if (type instanceof LongType) {
+                return Literal.ofLong(Long.parseLong(value));
+            } else if (type instanceof ShortType) {
+                return Literal.ofShort(Short.parseShort(value));
+            } else if (type instanceof ByteType) {
+                return Literal.ofByte(Byte.parseByte(value));
+            } else if (type instanceof DoubleType) {
+                return Literal.ofDouble(Double.parseDouble(value));
+            } else if (type instanceof FloatType) {
+                return Literal.ofFloat(Float.parseFloat(value));
+            } else if (type instanceof BooleanType) {
+                return Literal.ofBoolean(parseBoolean(value));
+            } else if (type instanceof DateType) {
+                return Literal.ofDate((int) LocalDate.parse(value).toEpochDay());
+            } else if (type instanceof TimestampType) {
+                return Literal.ofTimestamp(parseTimestampMicros(value));
+            } else if (type instanceof DecimalType d) {
+                BigDecimal decimal = new BigDecimal(value).setScale(d.getScale(), RoundingMode.UNNECESSARY);
+                return Literal.ofDecimal(decimal, d.getPrecision(), d.getScale());
+            } else if (type instanceof BinaryType) {
+                return Literal.ofBinary(value.getBytes(StandardCharsets.UTF_8));
+            }
+        } catch (NumberFormatException | DateTimeParseException | ArithmeticException e) {
+            throw new IllegalArgumentException("partition value '" + value + "' of column '" + column
+                    + "' is not a valid " + typeName(type) + ": " + e.getMessage(), e);
+        }
+        throw new IllegalArgumentException("column '" + column + "' of type " + typeName(type)
+                + " cannot be a partition column");
+    }
+
+    /**
+     * A statistics value as a literal of the column's type, or empty when no safe bound can be
+     * recorded (binary columns, NaN). Timestamps are stored in the log with millisecond precision
+     * by truncation, so a maximum with sub-millisecond digits is rounded up to the next
+     * millisecond here; a decimal bound at a finer scale than the column is rounded outward.
+     */
+    static Optional<Literal> statLiteral(String column, DataType type, Object value, Bound bound) {
+        if (value == null || type instanceof BinaryType) {
+            return Optional.empty();
+        }
+        try {
+            if (type instanceof StringType) {
+                return stringBound((String) value, bound).map(Literal::ofString);
+            } else if (type instanceof IntegerType) {
+                return Optional.of(Literal.ofInt(Math.toIntExact(((Number) integral(value)).longValue())));
+            } else if (type instanceof LongType) {
+                return Optional.of(Literal.ofLong(((Number) integral(value)).longValue()));
+            } else if (type instanceof ShortType) {
+                return Optional.of(Literal.ofShort(((Number) integral(value)).shortValue()));
+            } else if (type instanceof ByteType) {
+                return Optional.of(Literal.ofByte(((Number) integral(value)).byteValue()));
+            } else if (type instanceof DoubleType) {
+                double d = ((Number) value).doubleValue();
+                return Double.isNaN(d) ? Optional.empty() : Optional.of(Literal.ofDouble(d));
+            } else if (type instanceof FloatType) {
+                float f = ((Number) value).floatValue();
+                return Float.isNaN(f) ? Optional.empty() : Optional.of(Literal.ofFloat(f));
+            } else if (type instanceof BooleanType) {
+                return Optional.of(Literal.ofBoolean((Boolean) value));
+            } else if (type instanceof DateType) {
+                return Optional.of(Literal.ofDate(Math.toIntExact(((Number) integral(value)).longValue())));
+            } else if (type instanceof TimestampType) {
+                long micros = ((Number) integral(value)).longValue();
+                return Optional.of(Literal.ofTimestamp(bound == Bound.MAX ? ceilToMillis(micros) : micros));
+            } else if (type instanceof DecimalType d) {
+                BigDecimal decimal = ((BigDecimal) value).setScale(d.getScale(),
+                        bound == Bound.MAX ? RoundingMode.CEILING : RoundingMode.FLOOR);
+                return Optional.of(Literal.ofDecimal(decimal, d.getPrecision(), d.getScale()));
+            }
+        } catch (ClassCastException | ArithmeticException e) {
+            throw new IllegalArgumentException("statistics value " + value + " (" + value.getClass().getSimpleName()
+                    + ") of column '" + column + "' does not fit its type " + typeName(type), e);
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * A string bound of at most {@link #STRING_STATS_PREFIX} code points (plus one for a maximum),
+     * so long text columns do not bloat the log. A minimum is cut to its prefix (still a lower
+     * bound); a maximum is cut and followed by U+10FFFF, the highest code point, which keeps it an
+     * upper bound for every string with that prefix; if the cut-off point itself is U+10FFFF no
+     * safe short maximum exists and none is recorded.
+     */
+    static Optional<String> stringBound(String value, Bound bound) {
+        if (value.codePointCount(0, value.length()) <= STRING_STATS_PREFIX) {
+            return Optional.of(value);
+        }
+        int end = value.offsetByCodePoints(0, STRING_STATS_PREFIX);
+        String prefix = value.substring(0, end);
+        if (bound == Bound.MIN) {
+            return Optional.of(prefix);
+        }
+        if (value.codePointAt(end) == Character.MAX_CODE_POINT) {
+            return Optional.empty();
+        }
+        return Optional.of(prefix + new String(Character.toChars(Character.MAX_CODE_POINT)));
+    }
+
+    /** Rounds epoch microseconds up to a whole millisecond (unchanged when already whole). */
+    static long ceilToMillis(long micros) {
+        long rest = Math.floorMod(micros, 1000L);
+        return rest == 0 ? micros : Math.addExact(micros - rest, 1000L);
+    }
+
+    /** Whether a table field and a mapping column have the same Delta type. */
+    static boolean sameType(StructField field, Column column) {
+        return field.getDataType().equivalent(dataTypeOf(column));
+    }
+
+    private static Object integral(Object value) {
+        if (value instanceof Byte || value instanceof Short || value instanceof Integer || value instanceof Long) {
+            return value;
+        }
+        throw new ClassCastException("not an integral number");
+    }
+
+    private static boolean parseBoolean(String value) {
+        if (value.equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (value.equalsIgnoreCase("false")) {
+            return false;
+        }
+        throw new NumberFormatException("expected true or false");
+    }
+
+    /** Epoch micros of {@code 2026-06-22 08:16:00[.123456]} (UTC) or ISO-8601 with an offset. */
+    static long parseTimestampMicros(String value) {
+        Instant instant;
+        if (value.indexOf('T') > 0) {
+            instant = OffsetDateTime.parse(value).toInstant();
+        } else {
+            instant = LocalDateTime.parse(value, SPACE_TIMESTAMP).toInstant(ZoneOffset.UTC);
+        }
+        return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000L);
+    }
+}

@@ -1,0 +1,25 @@
+package io.deltasink.table;
+
+import java.util.List;
+import org.apache.kafka.connect.errors.ConnectException;
+
+/**
+ * The existing table does not match the column mapping: the connector refuses to write into it.
+ * The message names every difference found, so one read tells the user all that must change.
+ */
+public class TableMismatchException extends ConnectException {
+    private final transient List<String> differences;
+
+    public TableMismatchException(String tablePath, List<String> differences) {
+        super("Delta table " + tablePath + " does not match the connector's column mapping ("
+                + differences.size() + (differences.size() == 1 ? " difference" : " differences") + "): "
+                + String.join("; ", differences)
+                + ". Change the mapping to match the table, or write to a new table path.");
+        this.differences = List.copyOf(differences);
+    }
+
+    /** Each difference as one sentence, in the order they were found. */
+    public List<String> differences() {
+        return differences;
+    }
+}

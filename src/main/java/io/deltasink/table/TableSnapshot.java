@@ -1,0 +1,76 @@
+package io.deltasink.table;
+
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.types.StructField;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One version of a Delta table: its schema, partitioning and the Kafka offsets (txn versions)
+ * committed into it. Immutable; a newer table state needs a new {@link DeltaTable#latest()}.
+ */
+public final class TableSnapshot {
+    private final Snapshot snapshot;
+    private final Engine engine;
+    private final Map<String, Optional<Long>> txnVersions = new ConcurrentHashMap<>();
+
+    TableSnapshot(Snapshot snapshot, Engine engine) {
+        this.snapshot = Objects.requireNonNull(snapshot, "snapshot");
+        this.engine = Objects.requireNonNull(engine, "engine");
+    }
+
+    /** The table version this snapshot shows. */
+    public long version() {
+        return snapshot.getVersion();
+    }
+
+    /** The table's location as Kernel resolved it. */
+    public String path() {
+        return snapshot.getPath();
+    }
+
+    /**
+     * The latest txn (SetTransaction) version recorded for {@code appId} up to this version, or
+     * empty when none was ever written. Reads the log backwards, checkpoints included; each
+     * appId's answer is kept, since a snapshot never changes.
+     */
+    public Optional<Long> txnVersion(String appId) {
+        Objects.requireNonNull(appId, "appId");
+        return txnVersions.computeIfAbsent(appId, id -> snapshot.getLatestTransactionVersion(engine, id));
+    }
+
+    /** Partition column names in table order; empty for an unpartitioned table. */
+    public List<String> partitionColumns() {
+        return Collections.unmodifiableList(new ArrayList<>(snapshot.getPartitionColumnNames()));
+    }
+
+    /** The table's top-level columns, in schema order (partition columns included). */
+    public List<TableColumn> columns() {
+        List<TableColumn> columns = new ArrayList<>();
+        for (StructField field : snapshot.getSchema().fields()) {
+            columns.add(new TableColumn(field.getName(), KernelTypes.typeName(field.getDataType()), field.isNullable()));
+        }
+        return Collections.unmodifiableList(columns);
+    }
+
+    /** The table properties (metaData.configuration). */
+    public Map<String, String> properties() {
+        return Collections.unmodifiableMap(snapshot.getTableProperties());
+    }
+
+    /** The Kernel snapshot, for the commit path of this package. */
+    Snapshot kernelSnapshot() {
+        return snapshot;
+    }
+
+    @Override
+    public String toString() {
+        return "TableSnapshot[" + path() + " v" + version() + "]";
+    }
+}

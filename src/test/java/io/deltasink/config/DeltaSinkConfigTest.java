@@ -1,0 +1,75 @@
+package io.deltasink.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Test;
+
+class DeltaSinkConfigTest {
+
+    private static Map<String, String> base() {
+        Map<String, String> p = new HashMap<>();
+        p.put("name", "sensors");
+        p.put(DeltaSinkConfig.TABLE_LOCATION, "/data/t");
+        return p;
+    }
+
+    @Test
+    void defaultsAndPrefixes() {
+        Map<String, String> p = base();
+        p.put("delta.table.property.delta.checkpointInterval", "5");
+        p.put("delta.hadoop.fs.s3a.connection.maximum", "8");
+        p.put(DeltaSinkConfig.PARTITION_COLUMNS, " device_type , event_date ");
+        DeltaSinkConfig c = new DeltaSinkConfig(p);
+        assertTrue(c.autoColumns());
+        assertEquals(List.of("device_type", "event_date"), c.partitionColumns());
+        assertEquals(Map.of("delta.checkpointInterval", "5"), c.tableProperties());
+        assertEquals(Map.of("fs.s3a.connection.maximum", "8"), c.hadoopSettings());
+        assertEquals("sensors", c.connectorName());
+        assertEquals("snappy", c.compression());
+        assertFalse(c.toleratesErrors());
+        assertFalse(c.startEarliest());
+    }
+
+    @Test
+    void tableLocationIsRequired() {
+        Map<String, String> p = base();
+        p.remove(DeltaSinkConfig.TABLE_LOCATION);
+        ConfigException e = assertThrows(ConfigException.class, () -> new DeltaSinkConfig(p));
+        assertTrue(e.getMessage().contains(DeltaSinkConfig.TABLE_LOCATION), e.getMessage());
+    }
+
+    @Test
+    void appIdTemplateMustNamePartitionAndTopic() {
+        Map<String, String> p = base();
+        p.put(DeltaSinkConfig.TXN_APP_ID_TEMPLATE, "${connector}/${topic}");
+        ConfigException e = assertThrows(ConfigException.class, () -> new DeltaSinkConfig(p));
+        assertTrue(e.getMessage().contains("${partition}"), e.getMessage());
+        p.put(DeltaSinkConfig.TXN_APP_ID_TEMPLATE, "${topic}-${partition}-${oops}");
+        assertThrows(ConfigException.class, () -> new DeltaSinkConfig(p));
+    }
+
+    @Test
+    void enumeratedValuesAreChecked() {
+        Map<String, String> p = base();
+        p.put(DeltaSinkConfig.PARQUET_COMPRESSION, "lz77");
+        ConfigException e = assertThrows(ConfigException.class, () -> new DeltaSinkConfig(p));
+        assertTrue(e.getMessage().contains("snappy, zstd"), e.getMessage());
+        p.put(DeltaSinkConfig.PARQUET_COMPRESSION, "ZSTD");
+        assertEquals("zstd", new DeltaSinkConfig(p).compression());
+    }
+
+    @Test
+    void errorsToleranceIsReadFromTheWorkerKey() {
+        Map<String, String> p = base();
+        p.put("errors.tolerance", "all");
+        assertTrue(new DeltaSinkConfig(p).toleratesErrors());
+    }
+}

@@ -1,0 +1,150 @@
+package io.deltasink.write;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.deltasink.convert.Column;
+import io.deltasink.convert.ColumnType;
+import io.deltasink.convert.RowSchema;
+import io.deltasink.table.DataFile;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.schema.Type;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PartitionLayoutTest {
+    static final RowSchema SCHEMA = new RowSchema(List.of(
+            Column.of("id", ColumnType.INT, false),
+            Column.of("dev", ColumnType.STRING, true),
+            Column.of("name", ColumnType.STRING, true),
+            Column.of("day", ColumnType.DATE, true),
+            Column.of("ts", ColumnType.TIMESTAMP, true)));
+    static final String FILE_NAME = "part-\\d{5}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+            + "\\.c000\\.snappy\\.parquet";
+
+    @TempDir
+    Path dir;
+
+    PartitionedWriter writer(RowSchema schema, List<String> partitions) throws Exception {
+        return new PartitionedWriter(WriterSettings.defaults(), schema, partitions,
+                ParquetTestFiles.hadoopPath(dir), new Configuration(), ParquetRoundTripTest.CLOCK);
+    }
+
+    @Test
+    void partitionFoldersAreEscapedAndPartitionColumnsStayOutOfTheFiles() throws Exception {
+        PartitionedWriter w = writer(SCHEMA, List.of("dev", "day", "ts"));
+        // 2024-01-01 = day 19723; 2024-01-01T00:00:00.123456Z in micros
+        w.write(new Object[] {1, "a/b:c=d%e#f?g", "x", 19723, 1_704_067_200_123_456L});
+        w.write(new Object[] {2, null, "y", null, null});
+        w.write(new Object[] {3, "", "z", null, null}); // empty string partition value = null, as in Spark
+        w.write(new Object[] {4, "a/b:c=d%e#f?g", "x2", 19723, 1_704_067_200_123_456L});
+        List<DataFile> files = w.finish();
+        assertEquals(2, files.size());
+        DataFile escaped = files.stream().filter(f -> f.partitionValues().get("dev") != null).findFirst().orElseThrow();
+        DataFile nulls = files.stream().filter(f -> f.partitionValues().get("dev") == null).findFirst().orElseThrow();
+        String escapedDir = "dev=a%2Fb%3Ac%3Dd%25e%23f%3Fg/day=2024-01-01/ts=2024-01-01 00%3A00%3A00.123456/";
+        assertTrue(escaped.path().startsWith(escapedDir), escaped.path());
+        assertTrue(escaped.path().substring(escapedDir.length()).matches(FILE_NAME), escaped.path());
+        Map<String, String> expectedValues = new HashMap<>();
+        expectedValues.put("dev", "a/b:c=d%e#f?g");
+        expectedValues.put("day", "2024-01-01");
+        expectedValues.put("ts", "2024-01-01 00:00:00.123456");
+        assertEquals(expectedValues, escaped.partitionValues());
+        assertEquals(List.of("dev", "day", "ts"), List.copyOf(escaped.partitionValues().keySet()));
+
+        String nullDir = "dev=__HIVE_DEFAULT_PARTITION__/day=__HIVE_DEFAULT_PARTITION__/ts=__HIVE_DEFAULT_PARTITION__/";
+        assertTrue(nulls.path().startsWith(nullDir), nulls.path());
+        assertEquals(Set.of("dev", "day", "ts"), nulls.partitionValues().keySet());
+        assertTrue(nulls.partitionValues().values().stream().allMatch(v -> v == null), nulls.toString());
+
+        // the folders really exist with these literal names, and hold only the data columns
+        Path escapedFile = dir.resolve(escaped.path());
+        assertTrue(Files.isRegularFile(escapedFile));
+        List<String> fileColumns = ParquetTestFiles.footer(escapedFile).getFileMetaData().getSchema().getFields()
+                .stream().map(Type::getName).toList();
+        assertEquals(List.of("id", "name"), fileColumns);
+        List<Group> rows = ParquetTestFiles.readRows(escapedFile);
+        assertEquals(List.of(1, 4), rows.stream().map(g -> g.getInteger("id", 0)).toList());
+        assertEquals(List.of(2, 3), ParquetTestFiles.readRows(dir.resolve(nulls.path())).stream()
+                .map(g -> g.getInteger("id", 0)).toList());
+        // the partition stats never name partition columns
+        assertEquals(Set.of("id", "name"), escaped.stats().nullCount().keySet());
+    }
+
+    @Test
+    void withoutPartitionColumnsFilesLandAtTheRoot() throws Exception {
+        PartitionedWriter w = writer(SCHEMA, List.of());
+        w.write(new Object[] {1, "d", "n", 1, 2L});
+        DataFile file = w.finish().get(0);
+        assertTrue(file.path().matches(FILE_NAME), file.path());
+        assertTrue(file.partitionValues().isEmpty());
+        assertTrue(Files.isRegularFile(dir.resolve(file.path())));
+        assertEquals(5, ParquetTestFiles.footer(dir.resolve(file.path())).getFileMetaData().getSchema().getFieldCount());
+    }
+
+    @Test
+    void partitionValuesFollowTheDeltaProtocol() {
+        assertEquals("2024-02-29", PartitionFormat.serialize(Column.of("d", ColumnType.DATE, true), 19782));
+        assertEquals("1969-12-31", PartitionFormat.serialize(Column.of("d", ColumnType.DATE, true), -1));
+        Column ts = Column.of("t", ColumnType.TIMESTAMP, true);
+        assertEquals("1970-01-01 00:00:00.000000", PartitionFormat.serialize(ts, 0L));
+        assertEquals("1969-12-31 23:59:59.999999", PartitionFormat.serialize(ts, -1L));
+        assertEquals("2026-06-22 10:11:12.000007", PartitionFormat.serialize(ts, 1_782_123_072_000_007L));
+        assertEquals("1.50", PartitionFormat.serialize(new Column("x", ColumnType.DECIMAL, 5, 2, true),
+                new BigDecimal("1.50")));
+        assertEquals("10000000000000000000", PartitionFormat.serialize(new Column("x", ColumnType.DECIMAL, 20, 0, true),
+                new BigDecimal("1E+19").setScale(0)));
+        assertEquals("-7", PartitionFormat.serialize(Column.of("x", ColumnType.BYTE, true), (byte) -7));
+        assertEquals("123456789012", PartitionFormat.serialize(Column.of("x", ColumnType.LONG, true), 123456789012L));
+        assertEquals("true", PartitionFormat.serialize(Column.of("x", ColumnType.BOOLEAN, true), true));
+        assertEquals("plain", PartitionFormat.serialize(Column.of("x", ColumnType.STRING, true), "plain"));
+        assertNull(PartitionFormat.serialize(Column.of("x", ColumnType.INT, true), null));
+    }
+
+    @Test
+    void escapingMatchesHive() {
+        assertEquals("a%01b%7F%5Bc%5D%7Bd%5E%27%22%2A%5C", PartitionFormat.escapePathName("a\u0001b\u007F[c]{d^'\"*\\"));
+        assertEquals("héllo wörld-_.~+,;!$&()@", PartitionFormat.escapePathName("héllo wörld-_.~+,;!$&()@"));
+    }
+
+    @Test
+    void badPartitionColumnsAreRejectedAtConstruction() {
+        RowSchema withBinary = new RowSchema(List.of(Column.of("id", ColumnType.INT, false),
+                Column.of("raw", ColumnType.BINARY, true)));
+        String msg = assertThrows(IllegalArgumentException.class, () -> writer(withBinary, List.of("raw"))).getMessage();
+        assertTrue(msg.contains("'raw'") && msg.contains("binary"), msg);
+        assertThrows(IllegalArgumentException.class, () -> writer(SCHEMA, List.of("nope")));
+        assertThrows(IllegalArgumentException.class, () -> writer(SCHEMA, List.of("dev", "dev")));
+        assertThrows(IllegalArgumentException.class,
+                () -> writer(SCHEMA, List.of("id", "dev", "name", "day", "ts")));
+    }
+
+    @Test
+    void oneOpenFilePerPartitionTuple() throws Exception {
+        PartitionedWriter w = writer(SCHEMA, List.of("dev", "day"));
+        for (int i = 0; i < 30; i++) {
+            w.write(new Object[] {i, "d" + (i % 3), "n", i % 2, 0L});
+        }
+        assertEquals(6, w.openFiles());
+        List<DataFile> files = w.finish();
+        assertEquals(0, w.openFiles());
+        assertEquals(6, files.size());
+        Map<String, Long> perFolder = files.stream().collect(Collectors.toMap(
+                f -> f.path().substring(0, f.path().lastIndexOf('/')), f -> f.stats().numRecords()));
+        assertEquals(5L, perFolder.get("dev=d1/day=1970-01-02"));
+        assertFalse(perFolder.containsKey("dev=d1"));
+        assertEquals(30L, perFolder.values().stream().mapToLong(Long::longValue).sum());
+    }
+}
