@@ -12,17 +12,14 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.deltasink.testing.DeltaTableReader;
 
 /**
- * What the table says, read independently of the connector: rows and txn versions through
- * {@link DeltaTableReader} (Kernel), commit metadata straight from the _delta_log JSON files.
+ * What the table says, read independently of the connector through {@link DeltaTableReader}:
+ * rows and txn versions with Kernel, commit metadata from the _delta_log JSON files.
  */
 final class TableState {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private TableState() {
     }
 
@@ -46,11 +43,11 @@ final class TableState {
     }
 
     static Optional<Long> txnVersion(Path table, String appId) {
-        return DeltaTableReader.txnVersion(table, appId);
+        return DeltaTableReader.txnVersion(table.toString(), appId);
     }
 
     static List<Map<String, Object>> rows(Path table) {
-        return DeltaTableReader.readAll(table);
+        return DeltaTableReader.readAll(table.toString());
     }
 
     /** One commit file of the log: its version and its actions, one JSON object each. */
@@ -66,21 +63,12 @@ final class TableState {
 
     /** All JSON commit files of the table's log, in version order. */
     static List<Commit> commits(Path table) {
-        Path log = table.resolve("_delta_log");
         List<Commit> out = new ArrayList<>();
-        try (Stream<Path> files = Files.list(log)) {
-            for (Path f : files.filter(f -> f.getFileName().toString().matches("\\d{20}\\.json")).sorted().toList()) {
-                List<JsonNode> actions = new ArrayList<>();
-                for (String line : Files.readAllLines(f)) {
-                    if (!line.isBlank()) {
-                        actions.add(JSON.readTree(line));
-                    }
-                }
-                long version = Long.parseLong(f.getFileName().toString().substring(0, 20));
-                out.add(new Commit(version, actions));
+        for (String name : DeltaTableReader.logFileNames(table.toString())) {
+            if (name.matches("\\d{20}\\.json")) {
+                long version = Long.parseLong(name.substring(0, 20));
+                out.add(new Commit(version, DeltaTableReader.actions(table.toString(), version)));
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
         return out;
     }
