@@ -186,6 +186,17 @@ final class ConnectHarness implements AutoCloseable {
     }
 
     /**
+     * Deletes every connector and waits until each is gone, so no task still writes into a test's
+     * table directory when JUnit removes it. Call it after each test.
+     */
+    void deleteAllConnectors() throws InterruptedException {
+        for (String name : connect.connectors()) {
+            connect.deleteConnector(name);
+            connect.assertions().assertConnectorDoesNotExist(name, "connector " + name + " was not deleted");
+        }
+    }
+
+    /**
      * Waits (bounded) until the table's txn version of every partition of {@code topic} equals the
      * topic's end offset, i.e. the connector has committed everything produced so far. Fails at once
      * with the task's trace when a task of the connector failed.

@@ -14,6 +14,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,6 +35,11 @@ class ConsumerGroupResetIT {
     @BeforeAll
     static void startCluster() {
         harness = ConnectHarness.start("group-reset", 1);
+    }
+
+    @AfterEach
+    void deleteConnectors() throws InterruptedException {
+        harness.deleteAllConnectors();
     }
 
     @AfterAll

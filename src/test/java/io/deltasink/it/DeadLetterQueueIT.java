@@ -16,6 +16,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,6 +42,11 @@ class DeadLetterQueueIT {
     @BeforeAll
     static void startCluster() {
         harness = ConnectHarness.start("dead-letter-queue", 1);
+    }
+
+    @AfterEach
+    void deleteConnectors() throws InterruptedException {
+        harness.deleteAllConnectors();
     }
 
     @AfterAll
@@ -146,7 +152,6 @@ class DeadLetterQueueIT {
         Map<Coordinates, SensorFeed.ExpectedRow> expected = SensorFeed.expectedRows(sent);
         expected.keySet().removeIf(c -> c.offset() >= versions.get(c.partition()));
         ExactlyOnce.assertRows(table, connector, expected);
-        harness.connect().deleteConnector(connector);
     }
 
     private static String header(ConsumerRecord<byte[], byte[]> r, String name) {

@@ -11,6 +11,7 @@ import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.util.clusters.WorkerHandle;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +33,11 @@ class OffsetCommitLostIT {
     @BeforeAll
     static void startCluster() {
         harness = ConnectHarness.start("offset-commit-lost", 1);
+    }
+
+    @AfterEach
+    void deleteConnectors() throws InterruptedException {
+        harness.deleteAllConnectors();
     }
 
     @AfterAll

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.TreeSet;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +31,11 @@ class PlainRunIT {
     @BeforeAll
     static void startCluster() {
         harness = ConnectHarness.start("plain-run", 1);
+    }
+
+    @AfterEach
+    void deleteConnectors() throws InterruptedException {
+        harness.deleteAllConnectors();
     }
 
     @AfterAll

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.connect.util.clusters.WorkerHandle;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,6 +39,11 @@ class RebalanceIT {
     static void startCluster() {
         // a departed worker's tasks are reassigned after 2 s instead of the default 5 min
         harness = ConnectHarness.start("rebalance", 1, Map.of("scheduled.rebalance.max.delay.ms", "2000"));
+    }
+
+    @AfterEach
+    void deleteConnectors() throws InterruptedException {
+        harness.deleteAllConnectors();
     }
 
     @AfterAll

@@ -13,6 +13,7 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import io.delta.kernel.exceptions.TableNotFoundException;
 import io.deltasink.testing.DeltaTableReader;
 
 /**
@@ -34,10 +35,14 @@ final class TableState {
         if (!Files.isDirectory(table.resolve("_delta_log"))) {
             return out;
         }
-        for (int p = 0; p < partitions; p++) {
-            Optional<Long> v = txnVersion(table, appId(connector, topic, p));
-            int partition = p;
-            v.ifPresent(version -> out.put(partition, version));
+        try {
+            for (int p = 0; p < partitions; p++) {
+                Optional<Long> v = txnVersion(table, appId(connector, topic, p));
+                int partition = p;
+                v.ifPresent(version -> out.put(partition, version));
+            }
+        } catch (TableNotFoundException e) {
+            return Map.of(); // the log directory exists but its first commit has not landed yet
         }
         return out;
     }
