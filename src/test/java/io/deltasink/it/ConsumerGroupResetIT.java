@@ -24,8 +24,10 @@ import io.deltasink.it.ConnectHarness.Sent;
 /**
  * The consumer group is not the source of truth: deleting it, or rewinding it to 0, while the
  * connector is stopped must neither duplicate nor lose a row when the connector resumes.
- * Without the table-based seek in open() the resumed consumer would start at offset 0 and write
- * the first half again.
+ * Without the table-based seek in open() the resumed consumer would start at offset 0; the
+ * connector is the real one plus a record of where its task was made to read
+ * ({@link RecordingDeltaSinkConnector}), so the tests also fail when only the fencing at commit
+ * time saved the table.
  */
 class ConsumerGroupResetIT {
     private static final int HALF = 5_000;
@@ -54,11 +56,13 @@ class ConsumerGroupResetIT {
         String topic = "sensor-events-group-deleted";
         String connector = "delta-group-deleted";
         List<Sent> sent = runFirstHalfAndStop(topic, connector, table);
+        Map<Integer, Long> inTable = TableState.txnVersions(table, connector, topic, ConnectHarness.PARTITIONS);
 
         deleteGroup(connector);
         assertEquals(Map.of(), harness.groupOffsets(connector, topic), "the group's offsets are gone");
 
         resumeAndFinish(topic, connector, table, sent);
+        RecordingDeltaSinkConnector.assertNothingReadBelow(connector, topic, inTable);
     }
 
     @Test
@@ -66,6 +70,7 @@ class ConsumerGroupResetIT {
         String topic = "sensor-events-group-rewound";
         String connector = "delta-group-rewound";
         List<Sent> sent = runFirstHalfAndStop(topic, connector, table);
+        Map<Integer, Long> inTable = TableState.txnVersions(table, connector, topic, ConnectHarness.PARTITIONS);
 
         Map<TopicPartition, OffsetAndMetadata> zero = new HashMap<>();
         for (int p = 0; p < ConnectHarness.PARTITIONS; p++) {
@@ -75,13 +80,16 @@ class ConsumerGroupResetIT {
         assertEquals(Map.of(0, 0L, 1, 0L, 2, 0L), harness.groupOffsets(connector, topic), "the group is at 0");
 
         resumeAndFinish(topic, connector, table, sent);
+        RecordingDeltaSinkConnector.assertNothingReadBelow(connector, topic, inTable);
     }
 
     /** Produces the first half, waits until it is in the table and the group follows, stops the connector. */
     private static List<Sent> runFirstHalfAndStop(String topic, String connector, Path table) throws Exception {
         harness.createTopic(topic);
         List<Sent> sent = new ArrayList<>(harness.produce(topic, SensorFeed.good(0, HALF)));
-        harness.startConnector(connector, ConnectHarness.presetConfig(topic, table));
+        Map<String, String> config = ConnectHarness.presetConfig(topic, table);
+        config.put("connector.class", RecordingDeltaSinkConnector.class.getName());
+        harness.startConnector(connector, config);
         ExactlyOnce.awaitAndAssert(harness, connector, topic, table, SensorFeed.expectedRows(sent));
 
         // the group follows the table (preCommit returns the table's offsets)

@@ -1,14 +1,12 @@
 package io.deltasink.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.util.clusters.WorkerHandle;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -77,12 +75,6 @@ class OffsetCommitLostIT {
         assertEquals(Map.of(), harness.groupOffsets(connector, topic), "still no consumer-group offsets");
 
         // and the restarted task was positioned at the table's offsets: nothing below them was read again
-        Map<TopicPartition, Long> lowest = OffsetCommitLosingConnector.lowestDeliveredSinceOpen(connector);
-        for (Map.Entry<Integer, Long> e : committedInTable.entrySet()) {
-            TopicPartition tp = new TopicPartition(topic, e.getKey());
-            assertTrue(lowest.containsKey(tp), "no record of " + tp + " was delivered after the restart");
-            assertTrue(lowest.get(tp) >= e.getValue(), "after the restart " + tp + " was read from offset "
-                    + lowest.get(tp) + ", below the table's " + e.getValue() + ": open() did not seek from the table");
-        }
+        RecordingDeltaSinkConnector.assertNothingReadBelow(connector, topic, committedInTable);
     }
 }
