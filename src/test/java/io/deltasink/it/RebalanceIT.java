@@ -1,19 +1,11 @@
 package io.deltasink.it;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.connect.util.clusters.WorkerHandle;
 import org.junit.jupiter.api.AfterAll;
@@ -31,7 +23,6 @@ import io.deltasink.it.ConnectHarness.Sent;
  */
 class RebalanceIT {
     private static final int AT_LEAST = 12_000;
-    private static final int BATCH = 100;
 
     private static ConnectHarness harness;
 
@@ -63,22 +54,9 @@ class RebalanceIT {
         harness.startConnector(connector, config);
         WorkerHandle first = harness.connect().workers().iterator().next();
 
-        List<Sent> sent = Collections.synchronizedList(new ArrayList<>());
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicInteger produced = new AtomicInteger();
-        ExecutorService background = Executors.newSingleThreadExecutor(r -> new Thread(r, "rebalance-it-producer"));
-        Future<?> producing = background.submit(() -> {
-            // paced so that the rebalances below happen while records arrive; at least AT_LEAST in all
-            while (!stop.get() || produced.get() < AT_LEAST) {
-                sent.addAll(harness.produce(topic, SensorFeed.good(produced.get(), BATCH)));
-                produced.addAndGet(BATCH);
-                Thread.sleep(100);
-            }
-            return null;
-        });
-        try {
-            ConnectHarness.awaitCondition(() -> produced.get() >= 2_000 || producing.isDone(), Duration.ofMinutes(1),
-                    () -> "the background producer did not get going");
+        List<Sent> sent;
+        try (BackgroundProducer producer = new BackgroundProducer(harness, topic, AT_LEAST)) {
+            producer.awaitProduced(2_000);
 
             // a second worker joins and the connector grows to 3 tasks
             harness.connect().addWorker();
@@ -94,14 +72,10 @@ class RebalanceIT {
                     "the tasks of the departed worker were not reassigned");
             ConnectHarness.awaitCondition(() -> harness.taskWorkers(connector).size() == 1, Duration.ofMinutes(1),
                     () -> "tasks still on two workers: " + harness.connect().connectorStatus(connector));
-        } finally {
-            stop.set(true);
-            ConnectHarness.get(producing);
-            background.shutdown();
+            sent = producer.finish();
         }
 
         assertTrue(sent.size() >= AT_LEAST, "produced " + sent.size());
-        assertEquals(produced.get(), sent.size());
-        ExactlyOnce.awaitAndAssert(harness, connector, topic, table, SensorFeed.expectedRows(List.copyOf(sent)));
+        ExactlyOnce.awaitAndAssert(harness, connector, topic, table, SensorFeed.expectedRows(sent));
     }
 }
