@@ -146,6 +146,7 @@ class SinkSessionTest {
         Map<TopicPartition, OffsetAndMetadata> zombieOffsets = zombie.commit();
 
         assertEquals(Map.of(TP0, new OffsetAndMetadata(30)), zombieOffsets, "the zombie reports the table's offset");
+        zombie.put(List.of()); // the rewind is handed to the worker in the next put (a poll always delivers one)
         assertEquals(Map.of(TP0, 30L), zombieCtx.seeks, "the zombie re-seeks to the table's position");
         List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
         assertEquals(30, rows.size(), "only the owner's rows are in the table");
@@ -231,6 +232,42 @@ class SinkSessionTest {
         assertEquals(0, ctx.commitRequests);
         s.put(events(0, 20, 10));
         assertEquals(1, ctx.commitRequests);
+    }
+
+    @Test
+    void aPartitionRevokedRightAfterAFailedCommitIsNeverSought() {
+        // The worker seeks every offset a task requested at its next poll, even for a partition a
+        // rebalance took away meanwhile, and that seek kills the task. preCommit() is the last call
+        // before a revocation, so a rewind decided there must not reach the worker for a closed partition.
+        RecordingContext zombieCtx = new RecordingContext(false);
+        SinkSession zombie = session(zombieCtx, Map.of());
+        SinkSession owner = session(new RecordingContext(false), Map.of());
+        zombie.open(List.of(TP0, TP1));
+        owner.open(List.of(TP0));
+        owner.put(events(0, 0, 30));
+        owner.commit();
+
+        List<SinkRecord> batch = new ArrayList<>(events(0, 0, 50));
+        batch.addAll(events(1, 0, 20));
+        zombie.put(batch);
+        zombie.commit(); // fenced on TP0: the whole batch is dropped, both partitions must be read again
+        zombie.close(List.of(TP0)); // the revocation that followed
+        zombie.put(List.of());
+
+        assertEquals(Map.of(TP1, 0L), zombieCtx.seeks, "only the partition still assigned is rewound");
+    }
+
+    @Test
+    void closeWithAnUncommittedBatchRequestsNoSeekForTheClosedPartitions() {
+        RecordingContext ctx = new RecordingContext(false);
+        SinkSession s = session(ctx, Map.of());
+        s.open(List.of(TP0, TP1));
+        s.put(events(0, 0, 10));
+        s.put(events(1, 0, 10));
+        s.close(List.of(TP0)); // partitions lost: no commit before close
+        s.put(List.of());
+
+        assertEquals(Map.of(TP1, 0L), ctx.seeks, "the dropped batch of TP1 is read again, TP0 belongs to another task");
     }
 
     @Test
