@@ -154,9 +154,10 @@ public final class SinkSession {
     }
 
     public void close(Collection<TopicPartition> partitions) {
+        assigned.removeAll(partitions);
         if (hasPendingWork()) {
             // The commit before close did not happen or failed: drop the batch, the table's offsets
-            // (what the next owner resumes from) are unaffected.
+            // (what the next owner resumes from) are unaffected; partitions we keep are rewound.
             log.warn("Closing {} with an uncommitted batch of {} rows: dropping it; the records will be read again",
                     partitions, writer == null ? 0 : writer.rowsBuffered());
             discardBatch(List.of());
@@ -401,6 +402,7 @@ public final class SinkSession {
         }
         nextOffsets.clear();
         firstOffsets.clear();
+        seeks.keySet().retainAll(assigned); // the consumer can only seek partitions it still owns
         pendingSeeks.putAll(seeks);
     }
 
