@@ -67,6 +67,14 @@ public final class SinkSession {
     private final Map<TopicPartition, Long> tableOffsets = new HashMap<>();
     private final Map<TopicPartition, Long> nextOffsets = new HashMap<>();
     private final Map<TopicPartition, Long> firstOffsets = new HashMap<>();
+    /**
+     * Rewinds decided outside put() (in a commit or in close()), handed to the worker at the end of
+     * the next put(). The worker applies a requested offset with consumer.seek() at its next poll,
+     * even for a partition that a rebalance took away in between, and that seek kills the task
+     * ("No current assignment for partition"). A commit in preCommit() may be the last act before
+     * a revocation, so its rewinds wait here, and close() forgets those of the closed partitions.
+     */
+    private final Map<TopicPartition, Long> pendingSeeks = new HashMap<>();
     private ConnectException fatal;
     private int consecutiveFailures;
     private long tombstones;
@@ -121,6 +129,7 @@ public final class SinkSession {
         Map<TopicPartition, String> report = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
         for (TopicPartition tp : partitions) {
             Optional<Long> version = snapshot.flatMap(s -> s.txnVersion(appId(tp)));
+            pendingSeeks.remove(tp);
             nextOffsets.remove(tp);
             firstOffsets.remove(tp);
             if (version.isPresent()) {
@@ -145,15 +154,17 @@ public final class SinkSession {
     }
 
     public void close(Collection<TopicPartition> partitions) {
+        assigned.removeAll(partitions);
         if (hasPendingWork()) {
             // The commit before close did not happen or failed: drop the batch, the table's offsets
-            // (what the next owner resumes from) are unaffected.
+            // (what the next owner resumes from) are unaffected; partitions we keep are rewound.
             log.warn("Closing {} with an uncommitted batch of {} rows: dropping it; the records will be read again",
                     partitions, writer == null ? 0 : writer.rowsBuffered());
             discardBatch(List.of());
         }
         for (TopicPartition tp : partitions) {
             assigned.remove(tp);
+            pendingSeeks.remove(tp);
             tableOffsets.remove(tp);
             nextOffsets.remove(tp);
             firstOffsets.remove(tp);
@@ -182,6 +193,13 @@ public final class SinkSession {
             TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
             Long next = nextOffsets.containsKey(tp) ? nextOffsets.get(tp) : tableOffsets.get(tp);
             long offset = record.kafkaOffset();
+            Long rewind = pendingSeeks.get(tp);
+            if (rewind != null && offset > rewind) {
+                log.trace("Skipping {}@{}: the partition is being rewound to {}", tp, offset, rewind);
+                continue;
+            } else if (rewind != null && offset == rewind) {
+                pendingSeeks.remove(tp); // delivery already continues where the rewind would go
+            }
             if (next != null && offset < next) {
                 log.trace("Skipping {}@{}: already in the table or in this batch", tp, offset);
                 continue;
@@ -196,13 +214,24 @@ public final class SinkSession {
                 log.warn("Writing data files failed; dropping the batch and reading again from the table's offsets", e);
                 discardBatch(list.subList(i, list.size()));
                 backoff();
+                requestPendingSeeks();
                 return;
             }
             firstOffsets.putIfAbsent(tp, offset);
             nextOffsets.put(tp, offset + 1);
         }
+        requestPendingSeeks();
         if (writer != null && config.flushMaxRecords() > 0 && writer.rowsBuffered() >= config.flushMaxRecords()) {
             context.requestCommit();
+        }
+    }
+
+    /** Hands the pending rewinds of still-assigned partitions to the worker (from put() only). */
+    private void requestPendingSeeks() {
+        pendingSeeks.keySet().retainAll(assigned);
+        if (!pendingSeeks.isEmpty()) {
+            context.offset(new HashMap<>(pendingSeeks));
+            pendingSeeks.clear();
         }
     }
 
@@ -327,7 +356,7 @@ public final class SinkSession {
                 }
                 nextOffsets.clear();
                 firstOffsets.clear();
-                context.offset(seeks);
+                pendingSeeks.putAll(seeks);
                 log.warn("Batch dropped: another writer committed these partitions first (table version {}); "
                         + "resuming from the table at {}", f.tableVersion(), seeks);
             }
@@ -349,7 +378,10 @@ public final class SinkSession {
 
     // ---- failure handling --------------------------------------------------------------------------
 
-    /** Drops the uncommitted batch and rewinds every partition it touched (and those of {@code unread}). */
+    /**
+     * Drops the uncommitted batch and rewinds (at the end of the next put) every partition it touched
+     * and those of {@code unread}.
+     */
     private void discardBatch(List<SinkRecord> unread) {
         if (writer != null) {
             try {
@@ -370,9 +402,8 @@ public final class SinkSession {
         }
         nextOffsets.clear();
         firstOffsets.clear();
-        if (!seeks.isEmpty()) {
-            context.offset(seeks);
-        }
+        seeks.keySet().retainAll(assigned); // the consumer can only seek partitions it still owns
+        pendingSeeks.putAll(seeks);
     }
 
     private void deleteFiles(List<DataFile> files) {

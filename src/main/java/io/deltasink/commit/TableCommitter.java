@@ -49,8 +49,16 @@ final class TableCommitter {
     private final int maxRetries;
     private final long backoffMs;
     private final Sleeper sleeper;
+    private final java.util.function.Consumer<TableSnapshot> beforeAttempt;
 
     TableCommitter(DeltaTable table, String engineInfo, int maxRetries, long backoffMs, Sleeper sleeper) {
+        this(table, engineInfo, maxRetries, backoffMs, sleeper, snapshot -> { });
+    }
+
+    /** @param beforeAttempt called with the snapshot an attempt builds on, after the fencing check (a test seam) */
+    TableCommitter(DeltaTable table, String engineInfo, int maxRetries, long backoffMs, Sleeper sleeper,
+                   java.util.function.Consumer<TableSnapshot> beforeAttempt) {
+        this.beforeAttempt = beforeAttempt;
         this.table = table;
         this.engineInfo = engineInfo;
         this.maxRetries = maxRetries;
@@ -83,6 +91,7 @@ final class TableCommitter {
                         snapshot.version(), moved, expected);
                 return new Fenced(now, snapshot.version());
             }
+            beforeAttempt.accept(snapshot);
             try {
                 long version = table.commitAppend(snapshot, files, newVersions, engineInfo);
                 return new Committed(version, attempt + 1);

@@ -189,7 +189,7 @@ public final class DeltaTable {
             throw e;
         }
         long version = result.getVersion();
-        log.info("Committed version {} of Delta table {}: {} files, {} rows, txn {} in {} ms",
+        log.debug("Committed version {} of Delta table {}: {} files, {} rows, txn {} in {} ms",
                 version, tablePath, files.size(), rows, txnVersions, (System.nanoTime() - started) / 1_000_000);
         runPostCommitHooks(result);
         return version;

@@ -1,0 +1,89 @@
+package io.deltasink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigValue;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+class DeltaSinkConnectorTest {
+
+    static Map<String, String> presetConfig() throws Exception {
+        JsonNode config = new ObjectMapper().readTree(new File("connector-config/sensor-events-local.json")).get("config");
+        Map<String, String> props = new HashMap<>();
+        config.fields().forEachRemaining(e -> props.put(e.getKey(), e.getValue().asText()));
+        props.put("name", "sensor-events-delta");
+        return props;
+    }
+
+    private static List<String> errors(Config config, String key) {
+        return config.configValues().stream().filter(v -> v.name().equals(key)).findFirst()
+                .map(ConfigValue::errorMessages).orElseThrow();
+    }
+
+    private static long errorCount(Config config) {
+        return config.configValues().stream().mapToLong(v -> v.errorMessages().size()).sum();
+    }
+
+    @Test
+    void theSeedPresetValidatesCleanly() throws Exception {
+        Config config = new DeltaSinkConnector().validate(presetConfig());
+        assertEquals(0, errorCount(config), config.configValues().toString());
+    }
+
+    @Test
+    void partitionColumnMustBeAColumn() throws Exception {
+        Map<String, String> props = presetConfig();
+        props.put("partition.columns", "device_type,event_day");
+        Config config = new DeltaSinkConnector().validate(props);
+        List<String> errs = errors(config, "partition.columns");
+        assertEquals(1, errs.size(), errs.toString());
+        assertTrue(errs.get(0).contains("event_day"), errs.get(0));
+    }
+
+    @Test
+    void mappingErrorsShowOnTheColumnsField() throws Exception {
+        Map<String, String> props = presetConfig();
+        props.put("columns", props.get("columns").replace("power:double", "power:dbl"));
+        Config config = new DeltaSinkConnector().validate(props);
+        List<String> errs = errors(config, "columns");
+        assertEquals(1, errs.size(), errs.toString());
+        assertTrue(errs.get(0).contains("dbl") && errs.get(0).contains("valid types"), errs.get(0));
+    }
+
+    @Test
+    void notNullColumnsMustBeColumns() throws Exception {
+        Map<String, String> props = presetConfig();
+        props.put("columns.not.null", "device_id,serial");
+        Config config = new DeltaSinkConnector().validate(props);
+        assertTrue(errors(config, "columns.not.null").stream().anyMatch(m -> m.contains("serial")),
+                errors(config, "columns.not.null").toString());
+    }
+
+    @Test
+    void missingTableLocationIsReportedOnItsField() throws Exception {
+        Map<String, String> props = presetConfig();
+        props.remove("table.location");
+        Config config = new DeltaSinkConnector().validate(props);
+        assertEquals(1, errors(config, "table.location").size());
+    }
+
+    @Test
+    void tasksGetTheConnectorConfig() throws Exception {
+        DeltaSinkConnector c = new DeltaSinkConnector();
+        c.start(presetConfig());
+        List<Map<String, String>> tasks = c.taskConfigs(3);
+        assertEquals(3, tasks.size());
+        assertEquals(presetConfig(), tasks.get(2));
+        assertEquals(DeltaSinkTask.class, c.taskClass());
+    }
+}

@@ -1,0 +1,84 @@
+package io.deltasink.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.deltasink.it.ConnectHarness.Coordinates;
+import io.deltasink.it.ConnectHarness.Sent;
+import io.deltasink.it.SensorFeed.ExpectedRow;
+
+/** The seed preset on a real worker: every event lands once, partitioned, with proper commit metadata. */
+class PlainRunIT {
+    private static final int EVENTS = 12_000;
+
+    private static ConnectHarness harness;
+
+    @BeforeAll
+    static void startCluster() {
+        harness = ConnectHarness.start("plain-run", 1);
+    }
+
+    @AfterEach
+    void deleteConnectors() throws InterruptedException {
+        harness.deleteAllConnectors();
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (harness != null) {
+            harness.close();
+        }
+    }
+
+    @Test
+    void everyEventLandsExactlyOnceInPartitionFolders(@TempDir Path table) throws Exception {
+        String topic = "sensor-events-plain";
+        String connector = "delta-plain";
+        harness.createTopic(topic);
+        List<Sent> sent = new ArrayList<>();
+        for (int first = 0; first < EVENTS; first += 4_000) {
+            sent.addAll(harness.produce(topic, SensorFeed.good(first, 4_000)));
+        }
+        Map<Coordinates, ExpectedRow> expected = SensorFeed.expectedRows(sent);
+        assertEquals(EVENTS, expected.size());
+
+        harness.startConnector(connector, ConnectHarness.presetConfig(topic, table));
+        ExactlyOnce.awaitAndAssert(harness, connector, topic, table, expected);
+
+        // Hive-style partition folders, one per device type x date that was produced
+        TreeSet<String> wantDirs = new TreeSet<>();
+        for (ExpectedRow row : expected.values()) {
+            wantDirs.add("device_type=" + row.deviceType() + "/event_date=" + row.eventDate());
+        }
+        assertEquals(4, wantDirs.size(), "the feed covers 2 device types x 2 dates: " + wantDirs);
+        assertEquals(List.copyOf(wantDirs), TableState.dataDirectories(table));
+
+        // every commit that adds files is a streaming update by this connector
+        List<TableState.Commit> dataCommits = TableState.commits(table).stream()
+                .filter(c -> c.addCount() > 0).toList();
+        assertFalse(dataCommits.isEmpty(), "no commit with add actions in the log");
+        for (TableState.Commit commit : dataCommits) {
+            JsonNode info = commit.commitInfo().orElseThrow(
+                    () -> new AssertionError("commit " + commit.version() + " has no commitInfo"));
+            assertEquals("STREAMING UPDATE", info.path("operation").asText(), "operation of commit " + commit.version());
+            String engine = info.path("engineInfo").asText();
+            assertTrue(engine.contains(connector), "engineInfo of commit " + commit.version() + " is '" + engine
+                    + "', should name the connector " + connector);
+        }
+    }
+}
