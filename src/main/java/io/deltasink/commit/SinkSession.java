@@ -5,12 +5,10 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 
@@ -63,18 +61,7 @@ public final class SinkSession {
     private PartitionedWriter writer;
     private boolean tableChecked;
 
-    private final Set<TopicPartition> assigned = new HashSet<>();
-    private final Map<TopicPartition, Long> tableOffsets = new HashMap<>();
-    private final Map<TopicPartition, Long> nextOffsets = new HashMap<>();
-    private final Map<TopicPartition, Long> firstOffsets = new HashMap<>();
-    /**
-     * Rewinds decided outside put() (in a commit or in close()), handed to the worker at the end of
-     * the next put(). The worker applies a requested offset with consumer.seek() at its next poll,
-     * even for a partition that a rebalance took away in between, and that seek kills the task
-     * ("No current assignment for partition"). A commit in preCommit() may be the last act before
-     * a revocation, so its rewinds wait here, and close() forgets those of the closed partitions.
-     */
-    private final Map<TopicPartition, Long> pendingSeeks = new HashMap<>();
+    private final PartitionPositions positions = new PartitionPositions();
     private ConnectException fatal;
     private int consecutiveFailures;
     private long tombstones;
@@ -118,7 +105,6 @@ public final class SinkSession {
     // ---- assignment -------------------------------------------------------------------------
 
     public void open(Collection<TopicPartition> partitions) {
-        assigned.addAll(partitions);
         Optional<TableSnapshot> snapshot = retrying("open the table", () -> {
             if (converter != null) {
                 return Optional.of(ensureTable());
@@ -126,18 +112,14 @@ public final class SinkSession {
             return table.latest();
         });
         Map<TopicPartition, Long> seeks = new HashMap<>();
-        Map<TopicPartition, String> report = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
+        Map<TopicPartition, String> report = new TreeMap<>(PartitionPositions.ORDER);
         for (TopicPartition tp : partitions) {
             Optional<Long> version = snapshot.flatMap(s -> s.txnVersion(appId(tp)));
-            pendingSeeks.remove(tp);
-            nextOffsets.remove(tp);
-            firstOffsets.remove(tp);
+            positions.assign(tp, version);
             if (version.isPresent()) {
-                tableOffsets.put(tp, version.get());
                 seeks.put(tp, version.get());
                 report.put(tp, "offset " + version.get() + " (from the table)");
             } else {
-                tableOffsets.remove(tp);
                 if (config.startEarliest()) {
                     seeks.put(tp, 0L);
                     report.put(tp, "earliest (not in the table yet)");
@@ -154,7 +136,6 @@ public final class SinkSession {
     }
 
     public void close(Collection<TopicPartition> partitions) {
-        assigned.removeAll(partitions);
         if (hasPendingWork()) {
             // The commit before close did not happen or failed: drop the batch, the table's offsets
             // (what the next owner resumes from) are unaffected; partitions we keep are rewound.
@@ -162,13 +143,7 @@ public final class SinkSession {
                     partitions, writer == null ? 0 : writer.rowsBuffered());
             discardBatch(List.of());
         }
-        for (TopicPartition tp : partitions) {
-            assigned.remove(tp);
-            pendingSeeks.remove(tp);
-            tableOffsets.remove(tp);
-            nextOffsets.remove(tp);
-            firstOffsets.remove(tp);
-        }
+        positions.unassign(partitions);
     }
 
     public void stop() {
@@ -191,17 +166,9 @@ public final class SinkSession {
         for (int i = 0; i < list.size(); i++) {
             SinkRecord record = list.get(i);
             TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
-            Long next = nextOffsets.containsKey(tp) ? nextOffsets.get(tp) : tableOffsets.get(tp);
             long offset = record.kafkaOffset();
-            Long rewind = pendingSeeks.get(tp);
-            if (rewind != null && offset > rewind) {
-                log.trace("Skipping {}@{}: the partition is being rewound to {}", tp, offset, rewind);
-                continue;
-            } else if (rewind != null && offset == rewind) {
-                pendingSeeks.remove(tp); // delivery already continues where the rewind would go
-            }
-            if (next != null && offset < next) {
-                log.trace("Skipping {}@{}: already in the table or in this batch", tp, offset);
+            if (!positions.admit(tp, offset)) {
+                log.trace("Skipping {}@{}: already in the table or the batch, or ahead of a rewind", tp, offset);
                 continue;
             }
             try {
@@ -217,8 +184,7 @@ public final class SinkSession {
                 requestPendingSeeks();
                 return;
             }
-            firstOffsets.putIfAbsent(tp, offset);
-            nextOffsets.put(tp, offset + 1);
+            positions.taken(tp, offset);
         }
         requestPendingSeeks();
         if (writer != null && config.flushMaxRecords() > 0 && writer.rowsBuffered() >= config.flushMaxRecords()) {
@@ -228,10 +194,9 @@ public final class SinkSession {
 
     /** Hands the pending rewinds of still-assigned partitions to the worker (from put() only). */
     private void requestPendingSeeks() {
-        pendingSeeks.keySet().retainAll(assigned);
-        if (!pendingSeeks.isEmpty()) {
-            context.offset(new HashMap<>(pendingSeeks));
-            pendingSeeks.clear();
+        Map<TopicPartition, Long> seeks = positions.takeSeeks();
+        if (!seeks.isEmpty()) {
+            context.offset(seeks);
         }
     }
 
@@ -292,18 +257,11 @@ public final class SinkSession {
         if (fatal == null && hasPendingWork()) {
             commitBatch();
         }
-        Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
-        for (TopicPartition tp : assigned) {
-            Long v = tableOffsets.get(tp);
-            if (v != null) {
-                out.put(tp, new OffsetAndMetadata(v));
-            }
-        }
-        return out;
+        return positions.tableOffsets();
     }
 
     private boolean hasPendingWork() {
-        return !nextOffsets.isEmpty() || (writer != null && writer.rowsBuffered() > 0);
+        return positions.batchMoved() || (writer != null && writer.rowsBuffered() > 0);
     }
 
     private void commitBatch() {
@@ -313,12 +271,11 @@ public final class SinkSession {
             files = writer == null ? List.of() : writer.finish();
             Map<String, Optional<Long>> expected = new LinkedHashMap<>();
             Map<String, Long> versions = new LinkedHashMap<>();
-            Map<TopicPartition, Long> advanced = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
-            for (Map.Entry<TopicPartition, Long> e : nextOffsets.entrySet()) {
+            Map<TopicPartition, Long> advanced = positions.batchEnds();
+            for (Map.Entry<TopicPartition, Long> e : advanced.entrySet()) {
                 String appId = appId(e.getKey());
-                expected.put(appId, Optional.ofNullable(tableOffsets.get(e.getKey())));
+                expected.put(appId, positions.tableOffset(e.getKey()));
                 versions.put(appId, e.getValue());
-                advanced.put(e.getKey(), e.getValue());
             }
             if (files.isEmpty() && versions.isEmpty()) {
                 return;
@@ -333,9 +290,7 @@ public final class SinkSession {
             }
             TableCommitter.Outcome outcome = committer.commit(files, expected, versions);
             if (outcome instanceof TableCommitter.Committed c) {
-                tableOffsets.putAll(advanced);
-                nextOffsets.clear();
-                firstOffsets.clear();
+                positions.committed(advanced);
                 consecutiveFailures = 0;
                 long rows = files.stream().mapToLong(f -> f.stats().numRecords()).sum();
                 log.info("Committed version {} of {}: {} file(s), {} row(s), {} ms, {} attempt(s), offsets {}",
@@ -344,19 +299,11 @@ public final class SinkSession {
             } else {
                 TableCommitter.Fenced f = (TableCommitter.Fenced) outcome;
                 deleteFiles(files);
-                Map<TopicPartition, Long> seeks = new HashMap<>();
+                Map<TopicPartition, Optional<Long>> now = new HashMap<>();
                 for (TopicPartition tp : advanced.keySet()) {
-                    Optional<Long> now = f.tableVersions().get(appId(tp));
-                    if (now.isPresent()) {
-                        tableOffsets.put(tp, now.get());
-                        seeks.put(tp, now.get());
-                    } else {
-                        seeks.put(tp, firstOffsets.get(tp));
-                    }
+                    now.put(tp, f.tableVersions().getOrDefault(appId(tp), Optional.empty()));
                 }
-                nextOffsets.clear();
-                firstOffsets.clear();
-                pendingSeeks.putAll(seeks);
+                Map<TopicPartition, Long> seeks = positions.fenced(now);
                 log.warn("Batch dropped: another writer committed these partitions first (table version {}); "
                         + "resuming from the table at {}", f.tableVersion(), seeks);
             }
@@ -390,20 +337,7 @@ public final class SinkSession {
                 log.warn("Could not delete uncommitted files; vacuum will remove them", e);
             }
         }
-        Map<TopicPartition, Long> seeks = new HashMap<>();
-        for (Map.Entry<TopicPartition, Long> e : firstOffsets.entrySet()) {
-            seeks.put(e.getKey(), tableOffsets.getOrDefault(e.getKey(), e.getValue()));
-        }
-        for (SinkRecord r : unread) {
-            TopicPartition tp = new TopicPartition(r.topic(), r.kafkaPartition());
-            if (!seeks.containsKey(tp)) {
-                seeks.put(tp, tableOffsets.containsKey(tp) ? tableOffsets.get(tp) : r.kafkaOffset());
-            }
-        }
-        nextOffsets.clear();
-        firstOffsets.clear();
-        seeks.keySet().retainAll(assigned); // the consumer can only seek partitions it still owns
-        pendingSeeks.putAll(seeks);
+        positions.dropBatch(unread);
     }
 
     private void deleteFiles(List<DataFile> files) {

@@ -1,0 +1,164 @@
+package io.deltasink.commit;
+
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/**
+ * Where each assigned Kafka partition stands: the offset the table holds (the next offset to
+ * read; absent when the table has never seen the partition), the offsets of the uncommitted
+ * batch, and rewinds waiting to be handed to the worker. Pure bookkeeping, no I/O.
+ *
+ * <p>Rewinds decided outside {@code put()} (in a commit or in {@code close()}) wait here and are
+ * handed to the worker at the end of the next {@code put()}, only for partitions still assigned:
+ * the worker seeks every requested offset at its next poll, even for a partition a rebalance took
+ * away in between, and that seek would kill the task.
+ */
+final class PartitionPositions {
+    static final Comparator<TopicPartition> ORDER =
+            Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
+
+    private final Set<TopicPartition> assigned = new HashSet<>();
+    private final Map<TopicPartition, Long> table = new HashMap<>();
+    private final Map<TopicPartition, Long> batchFirst = new HashMap<>();
+    private final Map<TopicPartition, Long> batchNext = new HashMap<>();
+    private final Map<TopicPartition, Long> pendingSeeks = new HashMap<>();
+
+    /** A partition joins, at the version the table holds for it (if any). */
+    void assign(TopicPartition tp, Optional<Long> tableVersion) {
+        assigned.add(tp);
+        pendingSeeks.remove(tp);
+        batchFirst.remove(tp);
+        batchNext.remove(tp);
+        tableVersion.ifPresentOrElse(v -> table.put(tp, v), () -> table.remove(tp));
+    }
+
+    void unassign(Collection<TopicPartition> partitions) {
+        assigned.removeAll(partitions);
+        for (TopicPartition tp : partitions) {
+            pendingSeeks.remove(tp);
+            table.remove(tp);
+            batchFirst.remove(tp);
+            batchNext.remove(tp);
+        }
+    }
+
+    /**
+     * Whether a delivered record is new: not already in the table or the batch, and not ahead of a
+     * pending rewind (those records come again after the rewind).
+     */
+    boolean admit(TopicPartition tp, long offset) {
+        Long rewind = pendingSeeks.get(tp);
+        if (rewind != null) {
+            if (offset > rewind) {
+                return false;
+            }
+            if (offset == rewind) {
+                pendingSeeks.remove(tp); // delivery already continues where the rewind would go
+            }
+        }
+        Long next = batchNext.containsKey(tp) ? batchNext.get(tp) : table.get(tp);
+        return next == null || offset >= next;
+    }
+
+    /** The record at {@code offset} is part of the batch now (as a row, or skipped on purpose). */
+    void taken(TopicPartition tp, long offset) {
+        batchFirst.putIfAbsent(tp, offset);
+        batchNext.put(tp, offset + 1);
+    }
+
+    boolean batchMoved() {
+        return !batchNext.isEmpty();
+    }
+
+    /** Partition -> next offset after the batch, for the partitions the batch moved, in a stable order. */
+    Map<TopicPartition, Long> batchEnds() {
+        Map<TopicPartition, Long> out = new TreeMap<>(ORDER);
+        out.putAll(batchNext);
+        return out;
+    }
+
+    Optional<Long> tableOffset(TopicPartition tp) {
+        return Optional.ofNullable(table.get(tp));
+    }
+
+    /** The batch landed: its ends are the table's offsets now. */
+    void committed(Map<TopicPartition, Long> ends) {
+        table.putAll(ends);
+        clearBatch();
+    }
+
+    /**
+     * Another writer moved some partitions: take the table's versions and rewind every partition of
+     * the batch to them (or to where the batch started, for one the table still does not know).
+     */
+    Map<TopicPartition, Long> fenced(Map<TopicPartition, Optional<Long>> tableNow) {
+        Map<TopicPartition, Long> seeks = new TreeMap<>(ORDER);
+        for (TopicPartition tp : batchNext.keySet()) {
+            Optional<Long> now = tableNow.getOrDefault(tp, Optional.empty());
+            if (now.isPresent()) {
+                table.put(tp, now.get());
+                seeks.put(tp, now.get());
+            } else {
+                seeks.put(tp, batchFirst.get(tp));
+            }
+        }
+        clearBatch();
+        pendingSeeks.putAll(seeks);
+        return seeks;
+    }
+
+    /**
+     * The batch is dropped: rewind each partition it touched, and each partition of
+     * {@code unread} (records delivered but not looked at), to the table's offset or else to the
+     * first offset seen.
+     */
+    void dropBatch(List<SinkRecord> unread) {
+        Map<TopicPartition, Long> seeks = new HashMap<>();
+        for (Map.Entry<TopicPartition, Long> e : batchFirst.entrySet()) {
+            seeks.put(e.getKey(), table.getOrDefault(e.getKey(), e.getValue()));
+        }
+        for (SinkRecord r : unread) {
+            TopicPartition tp = new TopicPartition(r.topic(), r.kafkaPartition());
+            seeks.putIfAbsent(tp, table.getOrDefault(tp, r.kafkaOffset()));
+        }
+        clearBatch();
+        seeks.keySet().retainAll(assigned);
+        pendingSeeks.putAll(seeks);
+    }
+
+    /** The rewinds to hand to the worker now (still-assigned partitions only); forgets them. */
+    Map<TopicPartition, Long> takeSeeks() {
+        pendingSeeks.keySet().retainAll(assigned);
+        Map<TopicPartition, Long> out = new HashMap<>(pendingSeeks);
+        pendingSeeks.clear();
+        return out;
+    }
+
+    /** The offsets to report to the worker: what the table holds for assigned partitions. */
+    Map<TopicPartition, OffsetAndMetadata> tableOffsets() {
+        Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+        for (TopicPartition tp : assigned) {
+            Long v = table.get(tp);
+            if (v != null) {
+                out.put(tp, new OffsetAndMetadata(v));
+            }
+        }
+        return out;
+    }
+
+    private void clearBatch() {
+        batchFirst.clear();
+        batchNext.clear();
+    }
+}

@@ -1,0 +1,76 @@
+package io.deltasink.commit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+import io.deltasink.testing.SinkRecords;
+
+class PartitionPositionsTest {
+    static final TopicPartition TP0 = new TopicPartition("t", 0);
+    static final TopicPartition TP1 = new TopicPartition("t", 1);
+
+    @Test
+    void recordsBelowTheTableOrTheBatchAreNotAdmitted() {
+        PartitionPositions p = new PartitionPositions();
+        p.assign(TP0, Optional.of(10L));
+        p.assign(TP1, Optional.empty());
+        assertFalse(p.admit(TP0, 9));
+        assertTrue(p.admit(TP0, 10));
+        assertTrue(p.admit(TP1, 0), "a partition the table never saw takes whatever comes");
+        p.taken(TP0, 10);
+        p.taken(TP0, 11);
+        assertFalse(p.admit(TP0, 11), "already in the batch");
+        assertTrue(p.admit(TP0, 14), "gaps (compaction, transaction markers) are fine");
+        assertEquals(Map.of(TP0, 12L), p.batchEnds());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(10)), p.tableOffsets());
+
+        p.committed(p.batchEnds());
+        assertFalse(p.batchMoved());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(12)), p.tableOffsets());
+        assertFalse(p.admit(TP0, 11));
+    }
+
+    @Test
+    void fencingTakesTheTablesVersionsAndHoldsRecordsUntilTheRewind() {
+        PartitionPositions p = new PartitionPositions();
+        p.assign(TP0, Optional.of(10L));
+        p.assign(TP1, Optional.empty());
+        p.taken(TP0, 10);
+        p.taken(TP0, 11);
+        p.taken(TP1, 5);
+
+        Map<TopicPartition, Long> seeks = p.fenced(Map.of(TP0, Optional.of(30L), TP1, Optional.empty()));
+        assertEquals(Map.of(TP0, 30L, TP1, 5L), seeks);
+        assertFalse(p.admit(TP0, 12), "behind the table now");
+        assertFalse(p.admit(TP0, 31), "ahead of the pending rewind: it comes again after the seek");
+        assertTrue(p.admit(TP1, 5), "delivery continuing exactly at the rewind needs no seek");
+        assertEquals(Map.of(TP0, 30L), p.takeSeeks());
+        assertEquals(Map.of(), p.takeSeeks(), "handed over once");
+        assertTrue(p.admit(TP0, 30));
+    }
+
+    @Test
+    void droppingABatchRewindsTouchedAndUnreadPartitionsStillAssigned() {
+        PartitionPositions p = new PartitionPositions();
+        p.assign(TP0, Optional.of(10L));
+        p.assign(TP1, Optional.empty());
+        TopicPartition tp2 = new TopicPartition("t", 2);
+        p.assign(tp2, Optional.empty());
+        p.taken(TP0, 10);
+        p.taken(TP0, 11);
+        p.dropBatch(List.of(SinkRecords.of("t", 1, 7, "x"), SinkRecords.of("t", 1, 8, "x"),
+                SinkRecords.of("t", 2, 3, "x")));
+        p.unassign(List.of(tp2));
+        assertFalse(p.batchMoved());
+        assertEquals(Map.of(TP0, 10L, TP1, 7L), p.takeSeeks(), "a revoked partition is never sought");
+    }
+}
