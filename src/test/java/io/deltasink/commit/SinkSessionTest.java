@@ -285,4 +285,45 @@ class SinkSessionTest {
         next.open(List.of(TP0));
         assertEquals(Map.of(TP0, 10L), ctx.seeks);
     }
+
+    @Test
+    void aMissingTableIsAnErrorWhenAutoCreateIsOff() {
+        SinkSession s = session(new RecordingContext(false), Map.of(DeltaSinkConfig.TABLE_AUTO_CREATE, "false"));
+        org.apache.kafka.connect.errors.ConnectException e = assertThrows(
+                org.apache.kafka.connect.errors.ConnectException.class, () -> s.open(List.of(TP0)));
+        assertTrue(e.getMessage().contains("table.auto.create"), e.getMessage());
+    }
+
+    @Test
+    void anExistingTablePartitionedDifferentlyIsRefusedNamingTheDifference() {
+        SinkSession first = session(new RecordingContext(false), Map.of());
+        first.open(List.of(TP0));
+        SinkSession second = session(new RecordingContext(false), Map.of(DeltaSinkConfig.PARTITION_COLUMNS, "event_date"));
+        org.apache.kafka.connect.errors.ConnectException e = assertThrows(
+                org.apache.kafka.connect.errors.ConnectException.class, () -> second.open(List.of(TP0)));
+        assertTrue(e.getMessage().contains("partition"), e.getMessage());
+        assertTrue(e.getMessage().contains("device_type"), e.getMessage());
+    }
+
+    @Test
+    void autoModeCreatesTheTableFromTheFirstRecord() {
+        Map<String, String> p = props(Map.of(DeltaSinkConfig.COLUMNS, "auto", DeltaSinkConfig.COLUMNS_NOT_NULL, "",
+                DeltaSinkConfig.PARTITION_COLUMNS, "device_type"));
+        DeltaSinkConfig config = new DeltaSinkConfig(p);
+        StorageSettings storage = new StorageSettings(config.tableLocation(), config.hadoopSettings());
+        SinkSession s = new SinkSession(config, storage,
+                r -> r == null ? null : new MappingConverter(io.deltasink.convert.AutoMapping.derive(r), Clock.systemUTC()),
+                new RecordingContext(false), Clock.systemUTC(), ms -> { }, "test");
+        s.open(List.of(TP0));
+        List<SinkRecord> batch = new ArrayList<>();
+        for (long o = 0; o < 20; o++) {
+            batch.add(SinkRecords.of(TOPIC, 0, o, SensorEvents.smartPlug(o).map()));
+        }
+        s.put(batch);
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(20)), s.commit());
+        List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
+        assertEquals(20, rows.size());
+        assertTrue(rows.get(0).containsKey("device_id") && rows.get(0).get("device_type").equals("smart_plug"),
+                rows.get(0).toString());
+    }
 }
