@@ -25,6 +25,8 @@ import org.slf4j.LoggerFactory;
 
 import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.convert.RecordConverter;
+import io.deltasink.metrics.PluginSinkMetrics;
+import io.deltasink.metrics.SinkMetrics;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.table.DataFile;
 import io.deltasink.table.DeltaTable;
@@ -56,6 +58,7 @@ public final class SinkSession {
     private final BadRecords badRecords;
     private final String engineInfo;
     private final TableCommitter committer;
+    private final SinkMetrics metrics;
 
     private RecordConverter converter;
     private PartitionedWriter writer;
@@ -84,6 +87,7 @@ public final class SinkSession {
         this.badRecords = new BadRecords(config.toleratesErrors(), errantReporter(context));
         this.committer = new TableCommitter(table, engineInfo, config.commitMaxRetries(), config.retryBackoffMs(), sleeper);
         this.converter = converterFactory.apply(null);
+        this.metrics = PluginSinkMetrics.of(context);
     }
 
     private static org.apache.kafka.connect.sink.ErrantRecordReporter errantReporter(SinkTaskContext context) {
@@ -207,6 +211,7 @@ public final class SinkSession {
                         + record.kafkaOffset() + " has a null value (tombstone) and behavior.on.null.values=fail");
             }
             tombstones++;
+            metrics.tombstone();
             return;
         }
         if (converter == null) {
@@ -222,6 +227,7 @@ public final class SinkSession {
             row = converter.convert(record);
         } catch (DataException e) {
             badRecords.handle(record, e);
+            metrics.badRecord();
             return;
         }
         writer().write(row);
@@ -293,6 +299,7 @@ public final class SinkSession {
                 positions.committed(advanced);
                 consecutiveFailures = 0;
                 long rows = files.stream().mapToLong(f -> f.stats().numRecords()).sum();
+                metrics.committed(files.size(), rows, clock.millis() - started, c.attempts());
                 log.info("Committed version {} of {}: {} file(s), {} row(s), {} ms, {} attempt(s), offsets {}",
                         c.version(), storage.tableUri(), files.size(), rows, clock.millis() - started, c.attempts(),
                         advanced);
@@ -304,6 +311,7 @@ public final class SinkSession {
                     now.put(tp, f.tableVersions().getOrDefault(appId(tp), Optional.empty()));
                 }
                 Map<TopicPartition, Long> seeks = positions.fenced(now);
+                metrics.fenced();
                 log.warn("Batch dropped: another writer committed these partitions first (table version {}); "
                         + "resuming from the table at {}", f.tableVersion(), seeks);
             }
@@ -330,6 +338,9 @@ public final class SinkSession {
      * and those of {@code unread}.
      */
     private void discardBatch(List<SinkRecord> unread) {
+        if (hasPendingWork()) {
+            metrics.batchDropped();
+        }
         if (writer != null) {
             try {
                 writer.abort();

@@ -22,6 +22,8 @@ final class RecordingContext implements SinkTaskContext {
     final List<SinkRecord> reported = new ArrayList<>();
     final List<Throwable> reportedErrors = new ArrayList<>();
     int commitRequests;
+    /** The worker's metrics registry as a real worker would hand it out (per-task plugin metrics). */
+    final org.apache.kafka.common.metrics.Metrics metrics = new org.apache.kafka.common.metrics.Metrics();
     private final boolean withReporter;
 
     RecordingContext(boolean withReporter) {
@@ -82,6 +84,14 @@ final class RecordingContext implements SinkTaskContext {
 
     @Override
     public PluginMetrics pluginMetrics() {
-        return null;
+        return new org.apache.kafka.common.metrics.internals.PluginMetricsImpl(metrics,
+                Map.of("connector", "sensors", "task", "0"));
+    }
+
+    /** The value of one of the task's plugin metrics, by name. */
+    double metric(String name) {
+        return metrics.metrics().entrySet().stream().filter(e -> e.getKey().name().equals(name))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
+                .findFirst().orElseThrow(() -> new AssertionError("no metric " + name));
     }
 }

@@ -146,6 +146,8 @@ class SinkSessionTest {
         Map<TopicPartition, OffsetAndMetadata> zombieOffsets = zombie.commit();
 
         assertEquals(Map.of(TP0, new OffsetAndMetadata(30)), zombieOffsets, "the zombie reports the table's offset");
+        assertEquals(1.0, zombieCtx.metric("delta-fenced-total"));
+        assertEquals(0.0, zombieCtx.metric("delta-commit-total"));
         zombie.put(List.of()); // the rewind is handed to the worker in the next put (a poll always delivers one)
         assertEquals(Map.of(TP0, 30L), zombieCtx.seeks, "the zombie re-seeks to the table's position");
         List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
@@ -168,7 +170,8 @@ class SinkSessionTest {
 
     @Test
     void tombstonesAreSkippedAndTheirOffsetsCommitted() {
-        SinkSession s = session(new RecordingContext(false), Map.of());
+        RecordingContext ctx = new RecordingContext(false);
+        SinkSession s = session(ctx, Map.of());
         s.open(List.of(TP0));
         List<SinkRecord> batch = new ArrayList<>(events(0, 0, 10));
         batch.add(SinkRecords.of(TOPIC, 0, 10, null));
@@ -176,6 +179,7 @@ class SinkSessionTest {
         s.put(batch);
         assertEquals(Map.of(TP0, new OffsetAndMetadata(12)), s.commit());
         assertEquals(2, s.tombstones());
+        assertEquals(2.0, ctx.metric("delta-tombstone-total"));
         assertEquals(10, DeltaTableReader.readAll(table()).size());
 
         s.put(List.of(SinkRecords.of(TOPIC, 0, 12, null)));
@@ -221,6 +225,9 @@ class SinkSessionTest {
         assertEquals(List.of(5L, 6L), ctx.reported.stream().map(SinkRecord::kafkaOffset).toList());
         assertTrue(ctx.reportedErrors.get(1).getMessage().contains("device_id"), ctx.reportedErrors.get(1).getMessage());
         assertEquals(8, DeltaTableReader.readAll(table()).size());
+        assertEquals(2.0, ctx.metric("delta-bad-record-total"));
+        assertEquals(8.0, ctx.metric("delta-rows-total"));
+        assertEquals(1.0, ctx.metric("delta-commit-total"));
     }
 
     @Test

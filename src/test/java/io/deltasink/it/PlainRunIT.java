@@ -80,5 +80,29 @@ class PlainRunIT {
             assertTrue(engine.contains(connector), "engineInfo of commit " + commit.version() + " is '" + engine
                     + "', should name the connector " + connector);
         }
+
+        // the task's plugin metrics are registered with the worker and count what landed (the task
+        // records them once Kernel's post-commit hooks finished, a moment after the log shows the commit)
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (pluginMetric(connector, "delta-rows-total") < EVENTS && System.currentTimeMillis() < deadline) {
+            Thread.sleep(200);
+        }
+        assertEquals((double) EVENTS, pluginMetric(connector, "delta-rows-total"));
+        assertEquals((double) dataCommits.size(), pluginMetric(connector, "delta-commit-total"));
+    }
+
+    private static double pluginMetric(String connector, String name) throws Exception {
+        javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        for (javax.management.ObjectName on : server.queryNames(new javax.management.ObjectName("kafka.connect:*"), null)) {
+            if (connector.equals(on.getKeyProperty("connector")) && "plugins".equals(on.getKeyProperty("type"))) {
+                try {
+                    return ((Number) server.getAttribute(on, name)).doubleValue();
+                } catch (javax.management.AttributeNotFoundException e) {
+                    // another plugin of the same task
+                }
+            }
+        }
+        throw new AssertionError("no plugin metric " + name + " for connector " + connector + " in "
+                + server.queryNames(new javax.management.ObjectName("kafka.connect:type=plugins,*"), null));
     }
 }
