@@ -3,6 +3,7 @@ package io.deltasink.storage;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -36,6 +37,31 @@ class S3AClientTest {
     static void stop() {
         if (server != null) {
             server.close();
+        }
+    }
+
+    @Test
+    void restartedServerServesTheSameDataOnTheSamePort() throws IOException {
+        org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("s3a://smoke/restart/kept.txt");
+        byte[] data = "kept across a restart".getBytes(StandardCharsets.UTF_8);
+        try (FileSystem fs = file.getFileSystem(server.hadoopConf())) {
+            try (FSDataOutputStream out = fs.create(file, false)) {
+                out.write(data);
+            }
+        }
+        int port = server.port();
+        server.stop();
+        try (FileSystem fs = file.getFileSystem(server.hadoopConf())) {
+            assertThrows(IOException.class, () -> fs.getFileStatus(file), "a stopped server answers nothing");
+        }
+        server.start();
+        assertEquals(port, server.port());
+        try (FileSystem fs = file.getFileSystem(server.hadoopConf())) {
+            byte[] back = new byte[data.length];
+            try (FSDataInputStream in = fs.open(file)) {
+                in.readFully(back);
+            }
+            assertArrayEquals(data, back);
         }
     }
 

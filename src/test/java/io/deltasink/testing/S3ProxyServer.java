@@ -35,7 +35,8 @@ public final class S3ProxyServer implements AutoCloseable {
     private final Path baseDir;
     private final String bucket;
     private final int port;
-    private Process process;
+    private volatile Process process;
+    private Thread shutdownHook;
 
     public S3ProxyServer(Path workDir, String bucket) {
         this.baseDir = workDir.toAbsolutePath();
@@ -77,6 +78,16 @@ public final class S3ProxyServer implements AutoCloseable {
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                     .start();
+            if (shutdownHook == null) {
+                // a test JVM that dies must not leave the server running
+                shutdownHook = new Thread(() -> {
+                    Process p2 = process;
+                    if (p2 != null) {
+                        p2.destroyForcibly();
+                    }
+                }, "s3proxy-shutdown");
+                Runtime.getRuntime().addShutdownHook(shutdownHook);
+            }
             awaitReady(log);
             return this;
         } catch (IOException e) {
@@ -104,6 +115,14 @@ public final class S3ProxyServer implements AutoCloseable {
     @Override
     public void close() {
         stop();
+        if (shutdownHook != null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs anyway
+            }
+            shutdownHook = null;
+        }
     }
 
     public String endpoint() {
