@@ -13,17 +13,20 @@ import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.convert.ColumnMapping;
 import io.deltasink.convert.ColumnType;
 import io.deltasink.convert.RowSchema;
+import io.deltasink.storage.StorageSettings;
 
 /**
  * Cross-key rules, run by {@code Connector.validate()} so the REST validate call shows them on
  * the right field before any task starts: the mapping parses, not-null and partition columns
- * are columns of the mapping, partition columns are not binary and not repeated.
+ * are columns of the mapping, partition columns are not binary and not repeated; the S3 keys
+ * are given in pairs and the S3 endpoint is a URI with a host.
  */
 final class ConnectorValidation {
     private ConnectorValidation() {
     }
 
     static void check(Map<String, String> props, Config config) {
+        checkStorage(props, config);
         if (hasErrors(config, DeltaSinkConfig.COLUMNS, DeltaSinkConfig.COLUMNS_NOT_NULL,
                 DeltaSinkConfig.PARTITION_COLUMNS)) {
             return;
@@ -73,6 +76,27 @@ final class ConnectorValidation {
                 value(config, DeltaSinkConfig.PARTITION_COLUMNS).ifPresent(v -> v.addErrorMessage(message));
             }
         }
+    }
+
+    /** S3 keys given half, a malformed endpoint: on the field to fix. Never quotes a key's value. */
+    private static void checkStorage(Map<String, String> props, Config config) {
+        boolean accessKey = given(props, DeltaSinkConfig.S3_ACCESS_KEY);
+        boolean secretKey = given(props, DeltaSinkConfig.S3_SECRET_KEY);
+        String missing = StorageSettings.missingCredentialKey(accessKey, secretKey);
+        if (missing != null && !hasErrors(config, missing)) {
+            value(config, missing).ifPresent(v -> v.addErrorMessage(StorageSettings.credentialProblem(missing)));
+        }
+        if (given(props, DeltaSinkConfig.S3_ENDPOINT) && !hasErrors(config, DeltaSinkConfig.S3_ENDPOINT)) {
+            String problem = StorageSettings.endpointProblem(props.get(DeltaSinkConfig.S3_ENDPOINT));
+            if (problem != null) {
+                value(config, DeltaSinkConfig.S3_ENDPOINT).ifPresent(v -> v.addErrorMessage(problem));
+            }
+        }
+    }
+
+    private static boolean given(Map<String, String> props, String key) {
+        String v = props.get(key);
+        return v != null && !v.trim().isEmpty();
     }
 
     private static boolean hasErrors(Config config, String... names) {

@@ -29,7 +29,7 @@ public class DeltaSinkTask extends SinkTask {
     @Override
     public void start(Map<String, String> props) {
         DeltaSinkConfig config = new DeltaSinkConfig(props);
-        StorageSettings storage = new StorageSettings(config.tableLocation(), config.hadoopSettings());
+        StorageSettings storage = StorageSettings.from(config);
         Clock clock = Clock.systemUTC();
         session = new SinkSession(config, storage, Converters.factory(config, clock), context, clock, Thread::sleep,
                 Version.engineInfo(config.connectorName()));

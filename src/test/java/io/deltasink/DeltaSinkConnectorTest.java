@@ -78,6 +78,42 @@ class DeltaSinkConnectorTest {
     }
 
     @Test
+    void halfGivenS3KeysAreReportedOnTheMissingField() throws Exception {
+        Map<String, String> props = presetConfig();
+        props.put("s3.access.key", "minio");
+        Config config = new DeltaSinkConnector().validate(props);
+        List<String> errs = errors(config, "s3.secret.key");
+        assertEquals(1, errs.size(), errs.toString());
+        assertTrue(errs.get(0).contains("s3.access.key"), errs.get(0));
+        assertEquals(1, errorCount(config), config.configValues().toString());
+
+        props.remove("s3.access.key");
+        props.put("s3.secret.key", "Sup3r-Secret-Value-xyz");
+        config = new DeltaSinkConnector().validate(props);
+        errs = errors(config, "s3.access.key");
+        assertEquals(1, errs.size(), errs.toString());
+        assertEquals(1, errorCount(config), config.configValues().toString());
+        assertTrue(config.configValues().stream().flatMap(v -> v.errorMessages().stream())
+                .noneMatch(m -> m.contains("Sup3r-Secret-Value-xyz")));
+
+        props.put("s3.access.key", "minio");
+        assertEquals(0, errorCount(new DeltaSinkConnector().validate(props)));
+    }
+
+    @Test
+    void malformedS3EndpointIsReportedOnItsField() throws Exception {
+        Map<String, String> props = presetConfig();
+        props.put("s3.endpoint", "http:///no-host");
+        Config config = new DeltaSinkConnector().validate(props);
+        List<String> errs = errors(config, "s3.endpoint");
+        assertEquals(1, errs.size(), errs.toString());
+        assertTrue(errs.get(0).contains("no host"), errs.get(0));
+
+        props.put("s3.endpoint", "http://127.0.0.1:9000");
+        assertEquals(0, errorCount(new DeltaSinkConnector().validate(props)));
+    }
+
+    @Test
     void tasksGetTheConnectorConfig() throws Exception {
         DeltaSinkConnector c = new DeltaSinkConnector();
         c.start(presetConfig());

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.types.Password;
 
 /**
  * Generates the configuration reference (docs/config-reference.md) from the ConfigDef, so the
@@ -75,6 +76,9 @@ public final class ConfigReference {
         Object v = key.defaultValue;
         if (v == null) {
             return "null";
+        }
+        if (v instanceof Password p) {
+            return p.value() == null || p.value().isEmpty() ? "\"\"" : "[hidden]";
         }
         String s = v instanceof List<?> l ? String.join(",", l.stream().map(Object::toString).toList()) : v.toString();
         return s.isEmpty() ? "\"\"" : "`" + escape(s) + "`";

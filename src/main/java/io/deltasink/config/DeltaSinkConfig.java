@@ -12,6 +12,7 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.types.Password;
 
 /**
  * The connector's settings: one NAME / DOC / DEFAULT constant per key, grouped and ordered for
@@ -118,9 +119,38 @@ public final class DeltaSinkConfig extends AbstractConfig {
             + "data columns, as Delta's delta.dataSkippingNumIndexedCols.";
     static final int STATS_COLUMNS_DEFAULT = 32;
 
+    public static final String S3_ENDPOINT = "s3.endpoint";
+    static final String S3_ENDPOINT_DOC = "S3 endpoint for s3a:// (and s3://) tables, e.g. http://minio:9000 for MinIO "
+            + "or https://s3.eu-central-1.amazonaws.com; a host[:port] without scheme is reached over "
+            + "s3.ssl.enabled. Empty: the AWS endpoint of s3.region.";
+
+    public static final String S3_REGION = "s3.region";
+    static final String S3_REGION_DOC = "AWS region of the bucket, e.g. eu-central-1. MinIO accepts any value "
+            + "(us-east-1 is usual). Empty: S3A works it out.";
+
+    public static final String S3_ACCESS_KEY = "s3.access.key";
+    static final String S3_ACCESS_KEY_DOC = "Access key id for S3. Give it together with s3.secret.key; with "
+            + "neither, S3A's default AWS credential providers apply (environment variables AWS_ACCESS_KEY_ID / "
+            + "AWS_SECRET_ACCESS_KEY, then the container or instance role); another chain can be set through "
+            + "delta.hadoop.fs.s3a.aws.credentials.provider.";
+
+    public static final String S3_SECRET_KEY = "s3.secret.key";
+    static final String S3_SECRET_KEY_DOC = "Secret access key for S3, given together with s3.access.key. "
+            + "Never logged.";
+
+    public static final String S3_PATH_STYLE_ACCESS = "s3.path.style.access";
+    static final String S3_PATH_STYLE_ACCESS_DOC = "Address buckets as endpoint/bucket instead of "
+            + "bucket.endpoint. MinIO and most self-hosted S3 servers need true.";
+    static final boolean S3_PATH_STYLE_ACCESS_DEFAULT = false;
+
+    public static final String S3_SSL_ENABLED = "s3.ssl.enabled";
+    static final String S3_SSL_ENABLED_DOC = "Use TLS (https) for S3 when s3.endpoint has no scheme; false for "
+            + "a plain-HTTP MinIO on a LAN.";
+    static final boolean S3_SSL_ENABLED_DEFAULT = true;
+
     public static final String HADOOP_PREFIX = "delta.hadoop.";
     static final String HADOOP_PREFIX_DOC = "Hadoop filesystem settings passed through: delta.hadoop.<key>=<value>, "
-            + "e.g. delta.hadoop.fs.s3a.connection.maximum=8.";
+            + "e.g. delta.hadoop.fs.s3a.connection.maximum=8. They override what the s3.* keys set.";
 
     /** Connect's own keys the task reads (set by the worker's connector config). */
     public static final String CONNECTOR_NAME = "name";
@@ -176,6 +206,20 @@ public final class DeltaSinkConfig extends AbstractConfig {
                 Importance.LOW, PARQUET_PAGE_BYTES_DOC, GROUP_FILES, ++order, Width.SHORT, "Page size");
         def.define(STATS_COLUMNS, Type.INT, STATS_COLUMNS_DEFAULT, ConfigDef.Range.between(0, 1000),
                 Importance.LOW, STATS_COLUMNS_DOC, GROUP_FILES, ++order, Width.SHORT, "Stats columns");
+
+        order = 0;
+        def.define(S3_ENDPOINT, Type.STRING, "",
+                Importance.HIGH, S3_ENDPOINT_DOC, GROUP_STORAGE, ++order, Width.LONG, "S3 endpoint");
+        def.define(S3_REGION, Type.STRING, "",
+                Importance.MEDIUM, S3_REGION_DOC, GROUP_STORAGE, ++order, Width.SHORT, "S3 region");
+        def.define(S3_ACCESS_KEY, Type.STRING, "",
+                Importance.HIGH, S3_ACCESS_KEY_DOC, GROUP_STORAGE, ++order, Width.MEDIUM, "S3 access key");
+        def.define(S3_SECRET_KEY, Type.PASSWORD, "",
+                Importance.HIGH, S3_SECRET_KEY_DOC, GROUP_STORAGE, ++order, Width.MEDIUM, "S3 secret key");
+        def.define(S3_PATH_STYLE_ACCESS, Type.BOOLEAN, S3_PATH_STYLE_ACCESS_DEFAULT,
+                Importance.MEDIUM, S3_PATH_STYLE_ACCESS_DOC, GROUP_STORAGE, ++order, Width.SHORT, "Path-style access");
+        def.define(S3_SSL_ENABLED, Type.BOOLEAN, S3_SSL_ENABLED_DEFAULT,
+                Importance.MEDIUM, S3_SSL_ENABLED_DOC, GROUP_STORAGE, ++order, Width.SHORT, "S3 TLS");
         return def;
     }
 
@@ -253,6 +297,32 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
     public int statsColumns() {
         return getInt(STATS_COLUMNS);
+    }
+
+    public String s3Endpoint() {
+        return getString(S3_ENDPOINT).trim();
+    }
+
+    public String s3Region() {
+        return getString(S3_REGION).trim();
+    }
+
+    public String s3AccessKey() {
+        return getString(S3_ACCESS_KEY).trim();
+    }
+
+    /** The secret key; empty when not given. Never log it or put it in a message. */
+    public String s3SecretKey() {
+        Password secret = getPassword(S3_SECRET_KEY);
+        return secret == null || secret.value() == null ? "" : secret.value().trim();
+    }
+
+    public boolean s3PathStyleAccess() {
+        return getBoolean(S3_PATH_STYLE_ACCESS);
+    }
+
+    public boolean s3SslEnabled() {
+        return getBoolean(S3_SSL_ENABLED);
     }
 
     /** Table properties from delta.table.property.*, prefix removed. */

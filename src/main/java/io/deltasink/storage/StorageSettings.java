@@ -1,14 +1,20 @@
 package io.deltasink.storage;
 
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Paths;
+import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
+
+import org.apache.kafka.common.config.ConfigException;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 
 import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.engine.Engine;
+import io.deltasink.config.DeltaSinkConfig;
 
 /**
  * Storage for one table: its normalized location, the Hadoop configuration built from the
@@ -26,6 +32,86 @@ public final class StorageSettings {
         hadoopConf.setBoolean("fs.file.impl.disable.cache", true);
         hadoopConf.setBoolean("fs.s3a.impl.disable.cache", true);
         hadoopSettings.forEach(hadoopConf::set);
+    }
+
+    /** Storage for the connector's table: the s3.* settings mapped to S3A, then delta.hadoop.* on top. */
+    public static StorageSettings from(DeltaSinkConfig config) {
+        Map<String, String> settings = new LinkedHashMap<>(s3aSettings(config));
+        settings.putAll(config.hadoopSettings());
+        return new StorageSettings(config.tableLocation(), settings);
+    }
+
+    /**
+     * The Hadoop S3A keys for the s3.* settings. The credentials only when both keys are given;
+     * with none, S3A's default credential providers (ending in the AWS default chain) stay in place.
+     */
+    public static Map<String, String> s3aSettings(DeltaSinkConfig config) {
+        Map<String, String> out = new LinkedHashMap<>();
+        String endpoint = config.s3Endpoint();
+        if (!endpoint.isEmpty()) {
+            String problem = endpointProblem(endpoint);
+            if (problem != null) {
+                throw new ConfigException(DeltaSinkConfig.S3_ENDPOINT + " " + problem);
+            }
+            out.put("fs.s3a.endpoint", endpoint);
+        }
+        if (!config.s3Region().isEmpty()) {
+            out.put("fs.s3a.endpoint.region", config.s3Region());
+        }
+        String missing = missingCredentialKey(!config.s3AccessKey().isEmpty(), !config.s3SecretKey().isEmpty());
+        if (missing != null) {
+            throw new ConfigException(credentialProblem(missing));
+        }
+        if (!config.s3AccessKey().isEmpty()) {
+            out.put("fs.s3a.access.key", config.s3AccessKey());
+            out.put("fs.s3a.secret.key", config.s3SecretKey());
+        }
+        out.put("fs.s3a.path.style.access", Boolean.toString(config.s3PathStyleAccess()));
+        out.put("fs.s3a.connection.ssl.enabled", Boolean.toString(config.s3SslEnabled()));
+        return out;
+    }
+
+    /**
+     * Why an s3.endpoint value is unusable, or null when it is fine: it must be a URI with a host,
+     * http or https, or a bare host[:port].
+     */
+    public static String endpointProblem(String endpoint) {
+        String value = endpoint.trim();
+        String withScheme = value.contains("://") ? value : "https://" + value;
+        URI uri;
+        try {
+            uri = new URI(withScheme);
+        } catch (URISyntaxException e) {
+            return "'" + value + "' is not a valid URI: " + e.getReason()
+                    + "; expected e.g. http://minio:9000 or https://s3.eu-central-1.amazonaws.com";
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https")) {
+            return "'" + value + "' must use http or https; expected e.g. http://minio:9000";
+        }
+        if (uri.getHost() == null || uri.getHost().isEmpty()) {
+            return "'" + value + "' has no host; expected e.g. http://minio:9000 or https://s3.eu-central-1.amazonaws.com";
+        }
+        return null;
+    }
+
+    /** The credential key that is missing when only one of the two is given, else null. */
+    public static String missingCredentialKey(boolean accessKeyGiven, boolean secretKeyGiven) {
+        if (accessKeyGiven && !secretKeyGiven) {
+            return DeltaSinkConfig.S3_SECRET_KEY;
+        }
+        if (secretKeyGiven && !accessKeyGiven) {
+            return DeltaSinkConfig.S3_ACCESS_KEY;
+        }
+        return null;
+    }
+
+    /** The message for a half-given key pair, naming the missing key (never a key's value). */
+    public static String credentialProblem(String missingKey) {
+        String other = missingKey.equals(DeltaSinkConfig.S3_SECRET_KEY)
+                ? DeltaSinkConfig.S3_ACCESS_KEY : DeltaSinkConfig.S3_SECRET_KEY;
+        return missingKey + " is required when " + other + " is set (give both, or neither to use the AWS "
+                + "default credential chain)";
     }
 
     /** The table location as a URI string: plain paths become file: URIs, s3:// becomes s3a://. */

@@ -60,7 +60,7 @@ class SinkSessionTest {
 
     private SinkSession session(RecordingContext context, Map<String, String> extra) {
         DeltaSinkConfig config = new DeltaSinkConfig(props(extra));
-        StorageSettings storage = new StorageSettings(config.tableLocation(), config.hadoopSettings());
+        StorageSettings storage = StorageSettings.from(config);
         ColumnMapping mapping = ColumnMapping.parse(config.columns(), config.notNullColumns());
         return new SinkSession(config, storage, r -> new MappingConverter(mapping, Clock.systemUTC()), context,
                 Clock.systemUTC(), ms -> { }, "test-engine connector=sensors");
@@ -317,7 +317,7 @@ class SinkSessionTest {
         Map<String, String> p = props(Map.of(DeltaSinkConfig.COLUMNS, "auto", DeltaSinkConfig.COLUMNS_NOT_NULL, "",
                 DeltaSinkConfig.PARTITION_COLUMNS, "device_type"));
         DeltaSinkConfig config = new DeltaSinkConfig(p);
-        StorageSettings storage = new StorageSettings(config.tableLocation(), config.hadoopSettings());
+        StorageSettings storage = StorageSettings.from(config);
         SinkSession s = new SinkSession(config, storage,
                 r -> r == null ? null : new MappingConverter(io.deltasink.convert.AutoMapping.derive(r), Clock.systemUTC()),
                 new RecordingContext(false), Clock.systemUTC(), ms -> { }, "test");

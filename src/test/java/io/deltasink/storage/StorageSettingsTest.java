@@ -1,0 +1,121 @@
+package io.deltasink.storage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Test;
+
+import io.deltasink.config.DeltaSinkConfig;
+
+class StorageSettingsTest {
+    static final String SECRET = "Sup3r-Secret-Value-xyz";
+
+    private static Map<String, String> props() {
+        Map<String, String> p = new HashMap<>();
+        p.put("name", "sensors");
+        p.put(DeltaSinkConfig.TABLE_LOCATION, "s3://sensor-data/delta/sensor_events/");
+        return p;
+    }
+
+    private static StorageSettings storage(Map<String, String> p) {
+        return StorageSettings.from(new DeltaSinkConfig(p));
+    }
+
+    @Test
+    void s3KeysMapToS3A() {
+        Map<String, String> p = props();
+        p.put("s3.endpoint", "http://127.0.0.1:9000");
+        p.put("s3.region", "eu-central-1");
+        p.put("s3.access.key", "minio");
+        p.put("s3.secret.key", SECRET);
+        p.put("s3.path.style.access", "true");
+        p.put("s3.ssl.enabled", "false");
+        StorageSettings s = storage(p);
+        Configuration conf = s.hadoopConf();
+        assertEquals("s3a://sensor-data/delta/sensor_events", s.tableUri());
+        assertEquals("http://127.0.0.1:9000", conf.get("fs.s3a.endpoint"));
+        assertEquals("eu-central-1", conf.get("fs.s3a.endpoint.region"));
+        assertEquals("minio", conf.get("fs.s3a.access.key"));
+        assertEquals(SECRET, conf.get("fs.s3a.secret.key"));
+        assertEquals("true", conf.get("fs.s3a.path.style.access"));
+        assertEquals("false", conf.get("fs.s3a.connection.ssl.enabled"));
+    }
+
+    @Test
+    void withoutKeysTheDefaultCredentialChainStays() {
+        Configuration defaults = new Configuration();
+        Configuration conf = storage(props()).hadoopConf();
+        assertNull(conf.get("fs.s3a.access.key"));
+        assertNull(conf.get("fs.s3a.secret.key"));
+        assertNull(conf.get("fs.s3a.endpoint"));
+        assertNull(conf.get("fs.s3a.endpoint.region"));
+        assertEquals(defaults.get("fs.s3a.aws.credentials.provider"), conf.get("fs.s3a.aws.credentials.provider"));
+        assertEquals("false", conf.get("fs.s3a.path.style.access"));
+        assertEquals("true", conf.get("fs.s3a.connection.ssl.enabled"));
+    }
+
+    @Test
+    void hadoopPassThroughOverridesTheS3Keys() {
+        Map<String, String> p = props();
+        p.put("s3.endpoint", "http://minio:9000");
+        p.put("s3.path.style.access", "true");
+        p.put("delta.hadoop.fs.s3a.endpoint", "http://other:9000");
+        p.put("delta.hadoop.fs.s3a.path.style.access", "false");
+        p.put("delta.hadoop.fs.s3a.connection.maximum", "8");
+        Configuration conf = storage(p).hadoopConf();
+        assertEquals("http://other:9000", conf.get("fs.s3a.endpoint"));
+        assertEquals("false", conf.get("fs.s3a.path.style.access"));
+        assertEquals("8", conf.get("fs.s3a.connection.maximum"));
+    }
+
+    @Test
+    void halfAKeyPairFailsNamingTheMissingKeyWithoutTheSecret() {
+        Map<String, String> p = props();
+        p.put("s3.secret.key", SECRET);
+        ConfigException e = assertThrows(ConfigException.class, () -> storage(p));
+        assertTrue(e.getMessage().startsWith("s3.access.key is required"), e.getMessage());
+        assertFalse(e.getMessage().contains(SECRET), e.getMessage());
+
+        Map<String, String> q = props();
+        q.put("s3.access.key", "minio");
+        e = assertThrows(ConfigException.class, () -> storage(q));
+        assertTrue(e.getMessage().startsWith("s3.secret.key is required"), e.getMessage());
+    }
+
+    @Test
+    void endpointMustBeAUriWithAHost() {
+        assertNull(StorageSettings.endpointProblem("http://127.0.0.1:9000"));
+        assertNull(StorageSettings.endpointProblem("https://s3.eu-central-1.amazonaws.com"));
+        assertNull(StorageSettings.endpointProblem("minio:9000"));
+        assertNull(StorageSettings.endpointProblem("s3.eu-central-1.amazonaws.com"));
+        assertNotNull(StorageSettings.endpointProblem("http://"));
+        assertNotNull(StorageSettings.endpointProblem("http:///bucket"));
+        assertNotNull(StorageSettings.endpointProblem("http://minio 9000"));
+        assertNotNull(StorageSettings.endpointProblem("ftp://minio:21"));
+        assertNotNull(StorageSettings.endpointProblem("http://:9000"));
+
+        Map<String, String> p = props();
+        p.put("s3.endpoint", "http://");
+        ConfigException e = assertThrows(ConfigException.class, () -> storage(p));
+        assertTrue(e.getMessage().startsWith("s3.endpoint"), e.getMessage());
+    }
+
+    @Test
+    void secretIsHiddenInTheParsedConfig() {
+        Map<String, String> p = props();
+        p.put("s3.access.key", "minio");
+        p.put("s3.secret.key", SECRET);
+        DeltaSinkConfig config = new DeltaSinkConfig(p);
+        assertEquals(SECRET, config.s3SecretKey());
+        assertFalse(config.values().toString().contains(SECRET), "AbstractConfig must hide PASSWORD values");
+    }
+}
