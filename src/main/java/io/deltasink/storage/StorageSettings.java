@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Paths;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -21,6 +22,11 @@ import io.deltasink.config.DeltaSinkConfig;
  * pass-through settings, and the Kernel engine on top of it.
  */
 public final class StorageSettings {
+    /** The schemes Kernel treats as S3 (its default log store for them is single-JVM only). */
+    public static final List<String> S3_SCHEMES = List.of("s3a", "s3", "s3n");
+    static final String S3A_CREATE_PERFORMANCE = "fs.s3a.create.performance";
+    static final String S3A_CONDITIONAL_CREATE = "fs.s3a.create.conditional.enabled";
+
     private final String tableUri;
     private final Configuration hadoopConf;
 
@@ -32,6 +38,34 @@ public final class StorageSettings {
         hadoopConf.setBoolean("fs.file.impl.disable.cache", true);
         hadoopConf.setBoolean("fs.s3a.impl.disable.cache", true);
         hadoopSettings.forEach(hadoopConf::set);
+        useConditionalPutLogStore(hadoopConf, hadoopSettings);
+    }
+
+    /**
+     * Makes Kernel commit to S3 through {@link ConditionalPutLogStore} (S3 conditional writes, safe
+     * across JVMs) instead of its default S3 log store, which only locks within one JVM. A log
+     * store the user configured for a scheme (delta.hadoop.io.delta.kernel.logStore.SCHEME.impl)
+     * is kept. S3A's create-performance mode is always off: it turns a create into a blind
+     * overwrite.
+     */
+    private static void useConditionalPutLogStore(Configuration conf, Map<String, String> userSettings) {
+        boolean ours = false;
+        for (String scheme : S3_SCHEMES) {
+            String key = logStoreKey(scheme);
+            if (!userSettings.containsKey(key)) {
+                conf.set(key, ConditionalPutLogStore.class.getName());
+                ours = true;
+            }
+        }
+        if (ours && !userSettings.containsKey(S3A_CONDITIONAL_CREATE)) {
+            conf.setBoolean(S3A_CONDITIONAL_CREATE, true);
+        }
+        conf.setBoolean(S3A_CREATE_PERFORMANCE, false);
+    }
+
+    /** The Hadoop key through which Delta Kernel's default engine picks the log store of a scheme. */
+    public static String logStoreKey(String scheme) {
+        return "io.delta.kernel.logStore." + scheme.toLowerCase(Locale.ROOT) + ".impl";
     }
 
     /** Storage for the connector's table: the s3.* settings mapped to S3A, then delta.hadoop.* on top. */
