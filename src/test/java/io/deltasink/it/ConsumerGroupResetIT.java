@@ -13,10 +13,8 @@ import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.deltasink.it.ConnectHarness.Sent;
@@ -32,24 +30,8 @@ import io.deltasink.it.ConnectHarness.Sent;
 class ConsumerGroupResetIT {
     private static final int HALF = 5_000;
 
-    private static ConnectHarness harness;
-
-    @BeforeAll
-    static void startCluster() {
-        harness = ConnectHarness.start("group-reset", 1);
-    }
-
-    @AfterEach
-    void deleteConnectors() throws InterruptedException {
-        harness.deleteAllConnectors();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (harness != null) {
-            harness.close();
-        }
-    }
+    @RegisterExtension
+    static final ClusterExtension cluster = new ClusterExtension("group-reset", 1);
 
     @Test
     void deletedConsumerGroupDoesNotDuplicate(@TempDir Path table) throws Exception {
@@ -59,7 +41,7 @@ class ConsumerGroupResetIT {
         Map<Integer, Long> inTable = TableState.txnVersions(table, connector, topic, ConnectHarness.PARTITIONS);
 
         deleteGroup(connector);
-        assertEquals(Map.of(), harness.groupOffsets(connector, topic), "the group's offsets are gone");
+        assertEquals(Map.of(), cluster.harness().groupOffsets(connector, topic), "the group's offsets are gone");
 
         resumeAndFinish(topic, connector, table, sent);
         RecordingDeltaSinkConnector.assertNothingReadBelow(connector, topic, inTable);
@@ -76,8 +58,8 @@ class ConsumerGroupResetIT {
         for (int p = 0; p < ConnectHarness.PARTITIONS; p++) {
             zero.put(new TopicPartition(topic, p), new OffsetAndMetadata(0L));
         }
-        ConnectHarness.get(harness.admin().alterConsumerGroupOffsets(ConnectHarness.groupId(connector), zero).all());
-        assertEquals(Map.of(0, 0L, 1, 0L, 2, 0L), harness.groupOffsets(connector, topic), "the group is at 0");
+        ConnectHarness.get(cluster.harness().admin().alterConsumerGroupOffsets(ConnectHarness.groupId(connector), zero).all());
+        assertEquals(Map.of(0, 0L, 1, 0L, 2, 0L), cluster.harness().groupOffsets(connector, topic), "the group is at 0");
 
         resumeAndFinish(topic, connector, table, sent);
         RecordingDeltaSinkConnector.assertNothingReadBelow(connector, topic, inTable);
@@ -85,31 +67,31 @@ class ConsumerGroupResetIT {
 
     /** Produces the first half, waits until it is in the table and the group follows, stops the connector. */
     private static List<Sent> runFirstHalfAndStop(String topic, String connector, Path table) throws Exception {
-        harness.createTopic(topic);
-        List<Sent> sent = new ArrayList<>(harness.produce(topic, SensorFeed.good(0, HALF)));
+        cluster.harness().createTopic(topic);
+        List<Sent> sent = new ArrayList<>(cluster.harness().produce(topic, SensorFeed.good(0, HALF)));
         Map<String, String> config = ConnectHarness.presetConfig(topic, table);
         config.put("connector.class", RecordingDeltaSinkConnector.class.getName());
-        harness.startConnector(connector, config);
-        ExactlyOnce.awaitAndAssert(harness, connector, topic, table, SensorFeed.expectedRows(sent));
+        cluster.harness().startConnector(connector, config);
+        ExactlyOnce.awaitAndAssert(cluster.harness(), connector, topic, table, SensorFeed.expectedRows(sent));
 
         // the group follows the table (preCommit returns the table's offsets)
-        Map<Integer, Long> end = harness.endOffsets(topic);
-        ConnectHarness.awaitCondition(() -> end.equals(harness.groupOffsets(connector, topic)), Duration.ofSeconds(60),
-                () -> "the consumer group did not follow the table: " + harness.groupOffsets(connector, topic)
+        Map<Integer, Long> end = cluster.harness().endOffsets(topic);
+        ConnectHarness.awaitCondition(() -> end.equals(cluster.harness().groupOffsets(connector, topic)), Duration.ofSeconds(60),
+                () -> "the consumer group did not follow the table: " + cluster.harness().groupOffsets(connector, topic)
                         + " vs " + end);
 
-        harness.connect().stopConnector(connector);
-        harness.connect().assertions().assertConnectorIsStopped(connector, "the connector did not stop");
+        cluster.harness().connect().stopConnector(connector);
+        cluster.harness().connect().assertions().assertConnectorIsStopped(connector, "the connector did not stop");
         return sent;
     }
 
     private static void resumeAndFinish(String topic, String connector, Path table, List<Sent> sent)
             throws Exception {
-        harness.connect().resumeConnector(connector);
-        harness.connect().assertions().assertConnectorAndExactlyNumTasksAreRunning(connector, 1,
+        cluster.harness().connect().resumeConnector(connector);
+        cluster.harness().connect().assertions().assertConnectorAndExactlyNumTasksAreRunning(connector, 1,
                 "the connector did not resume");
-        sent.addAll(harness.produce(topic, SensorFeed.good(HALF, HALF)));
-        ExactlyOnce.awaitAndAssert(harness, connector, topic, table, SensorFeed.expectedRows(sent));
+        sent.addAll(cluster.harness().produce(topic, SensorFeed.good(HALF, HALF)));
+        ExactlyOnce.awaitAndAssert(cluster.harness(), connector, topic, table, SensorFeed.expectedRows(sent));
     }
 
     /** Deletes the connector's consumer group, retrying while the stopped task's member is still leaving. */
@@ -118,7 +100,7 @@ class ConsumerGroupResetIT {
         boolean[] deleted = {false};
         ConnectHarness.awaitCondition(() -> {
             try {
-                harness.admin().deleteConsumerGroups(List.of(group)).all().get();
+                cluster.harness().admin().deleteConsumerGroups(List.of(group)).all().get();
                 deleted[0] = true;
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof GroupNotEmptyException)) {

@@ -15,10 +15,8 @@ import java.util.TreeSet;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.header.Header;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.deltasink.it.ConnectHarness.Coordinates;
@@ -37,30 +35,14 @@ class DeadLetterQueueIT {
     private static final int BAD_PER_KIND = 20;
     private static final int TOMBSTONES = 15;
 
-    private static ConnectHarness harness;
-
-    @BeforeAll
-    static void startCluster() {
-        harness = ConnectHarness.start("dead-letter-queue", 1);
-    }
-
-    @AfterEach
-    void deleteConnectors() throws InterruptedException {
-        harness.deleteAllConnectors();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (harness != null) {
-            harness.close();
-        }
-    }
+    @RegisterExtension
+    static final ClusterExtension cluster = new ClusterExtension("dead-letter-queue", 1);
 
     @Test
     void badRecordsGoToTheDeadLetterQueueAndGoodOnesLandOnce(@TempDir Path table) throws Exception {
         String topic = "sensor-events-dlq-all";
         String connector = "delta-dlq-all";
-        harness.createTopic(topic);
+        cluster.harness().createTopic(topic);
 
         // good events with the bad ones and the tombstones mixed in, every kind on every partition
         List<Message> good = SensorFeed.good(0, GOOD);
@@ -79,7 +61,7 @@ class DeadLetterQueueIT {
                 }
             }
         }
-        List<Sent> sent = harness.produce(topic, mixed);
+        List<Sent> sent = cluster.harness().produce(topic, mixed);
         Set<Coordinates> badAt = new TreeSet<>();
         Set<Coordinates> tombstonesAt = new TreeSet<>();
         for (Sent s : sent) {
@@ -92,11 +74,11 @@ class DeadLetterQueueIT {
         assertEquals(BAD_PER_KIND * SensorFeed.Bad.values().length, badAt.size(), "bad records produced");
         assertEquals(TOMBSTONES, tombstonesAt.size(), "tombstones produced");
 
-        harness.startConnector(connector, ConnectHarness.presetConfig(topic, table));
-        ExactlyOnce.awaitAndAssert(harness, connector, topic, table, SensorFeed.expectedRows(sent));
+        cluster.harness().startConnector(connector, ConnectHarness.presetConfig(topic, table));
+        ExactlyOnce.awaitAndAssert(cluster.harness(), connector, topic, table, SensorFeed.expectedRows(sent));
 
         // the DLQ holds exactly the bad records, each naming where it came from
-        ConsumerRecords<byte[], byte[]> dlq = harness.connect().kafka()
+        ConsumerRecords<byte[], byte[]> dlq = cluster.harness().connect().kafka()
                 .consumeAll(Duration.ofMinutes(1).toMillis(), ConnectHarness.dlqTopic(topic));
         Set<Coordinates> dlqAt = new TreeSet<>();
         for (ConsumerRecord<byte[], byte[]> r : dlq) {
@@ -109,7 +91,7 @@ class DeadLetterQueueIT {
 
         // every produced record is accounted for exactly once: a row, a DLQ record, or a skipped tombstone
         long rows = TableState.rows(table).size();
-        long produced = harness.endOffsets(topic).values().stream().mapToLong(Long::longValue).sum();
+        long produced = cluster.harness().endOffsets(topic).values().stream().mapToLong(Long::longValue).sum();
         assertEquals(GOOD, rows, "rows");
         assertEquals(produced, rows + dlq.count() + tombstonesAt.size(), "rows + DLQ + tombstones vs produced");
     }
@@ -118,25 +100,25 @@ class DeadLetterQueueIT {
     void withoutToleranceABadRecordFailsTheTaskNamingRecordAndColumn(@TempDir Path table) throws Exception {
         String topic = "sensor-events-dlq-none";
         String connector = "delta-dlq-none";
-        harness.createTopic(topic);
+        cluster.harness().createTopic(topic);
         Map<String, String> config = ConnectHarness.presetConfig(topic, table);
         config.put("errors.tolerance", "none");
         config.keySet().removeIf(k -> k.startsWith("errors.deadletterqueue."));
 
         // a first batch is committed ...
-        List<Sent> sent = new ArrayList<>(harness.produce(topic, SensorFeed.good(0, 6_000)));
-        harness.startConnector(connector, config);
-        harness.awaitTableCaughtUp(connector, topic, table);
-        Map<Integer, Long> beforeBad = harness.endOffsets(topic);
+        List<Sent> sent = new ArrayList<>(cluster.harness().produce(topic, SensorFeed.good(0, 6_000)));
+        cluster.harness().startConnector(connector, config);
+        cluster.harness().awaitTableCaughtUp(connector, topic, table);
+        Map<Integer, Long> beforeBad = cluster.harness().endOffsets(topic);
 
         // ... then a bad record heads the next batch of its partition
         Message badMessage = SensorFeed.bad(SensorFeed.Bad.WRONG_TYPE_LINKQUALITY, 6_000);
-        Coordinates at = harness.produce(topic, List.of(badMessage)).get(0).at();
-        sent.addAll(harness.produce(topic, SensorFeed.good(6_001, 4_000)));
+        Coordinates at = cluster.harness().produce(topic, List.of(badMessage)).get(0).at();
+        sent.addAll(cluster.harness().produce(topic, SensorFeed.good(6_001, 4_000)));
 
-        harness.connect().assertions().assertConnectorIsRunningAndTasksHaveFailed(connector, 1,
+        cluster.harness().connect().assertions().assertConnectorIsRunningAndTasksHaveFailed(connector, 1,
                 "the bad record did not fail the task");
-        String trace = harness.connect().connectorStatus(connector).tasks().get(0).trace();
+        String trace = cluster.harness().connect().connectorStatus(connector).tasks().get(0).trace();
         assertTrue(trace.contains(at.topic()), "the trace should name the topic " + at.topic() + ":\n" + trace);
         assertTrue(trace.contains(at.topic() + "/" + at.partition() + "@" + at.offset()),
                 "the trace should name the record " + at + " (topic/partition@offset):\n" + trace);

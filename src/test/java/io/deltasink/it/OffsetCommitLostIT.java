@@ -8,10 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.connect.util.clusters.WorkerHandle;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.deltasink.it.ConnectHarness.Sent;
@@ -26,53 +24,37 @@ import io.deltasink.it.ConnectHarness.Sent;
 class OffsetCommitLostIT {
     private static final int HALF = 6_000;
 
-    private static ConnectHarness harness;
-
-    @BeforeAll
-    static void startCluster() {
-        harness = ConnectHarness.start("offset-commit-lost", 1);
-    }
-
-    @AfterEach
-    void deleteConnectors() throws InterruptedException {
-        harness.deleteAllConnectors();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (harness != null) {
-            harness.close();
-        }
-    }
+    @RegisterExtension
+    static final ClusterExtension cluster = new ClusterExtension("offset-commit-lost", 1);
 
     @Test
     void restartedWorkerResumesFromTheTableNotTheConsumerGroup(@TempDir Path table) throws Exception {
         String topic = "sensor-events-lost-commit";
         String connector = "delta-lost-commit";
-        harness.createTopic(topic);
+        cluster.harness().createTopic(topic);
         Map<String, String> config = ConnectHarness.presetConfig(topic, table);
         config.put("connector.class", OffsetCommitLosingConnector.class.getName());
 
-        List<Sent> sent = new ArrayList<>(harness.produce(topic, SensorFeed.good(0, HALF)));
-        harness.startConnector(connector, config);
-        ExactlyOnce.awaitAndAssert(harness, connector, topic, table, SensorFeed.expectedRows(sent));
+        List<Sent> sent = new ArrayList<>(cluster.harness().produce(topic, SensorFeed.good(0, HALF)));
+        cluster.harness().startConnector(connector, config);
+        ExactlyOnce.awaitAndAssert(cluster.harness(), connector, topic, table, SensorFeed.expectedRows(sent));
 
         // the precondition that makes this test able to fail: rows are in the table, the group has nothing
-        Map<Integer, Long> committedInTable = harness.endOffsets(topic);
+        Map<Integer, Long> committedInTable = cluster.harness().endOffsets(topic);
         assertEquals(HALF, TableState.rows(table).size(), "first half committed to the table before the restart");
-        assertEquals(Map.of(), harness.groupOffsets(connector, topic),
+        assertEquals(Map.of(), cluster.harness().groupOffsets(connector, topic),
                 "the worker must not have committed consumer-group offsets");
 
         // stop the only worker (its task commits to Delta on close, the group still gets nothing) and start a new one
-        WorkerHandle old = harness.connect().workers().iterator().next();
-        harness.connect().removeWorker(old);
-        harness.connect().addWorker();
-        harness.connect().assertions().assertConnectorAndExactlyNumTasksAreRunning(connector, 1,
+        WorkerHandle old = cluster.harness().connect().workers().iterator().next();
+        cluster.harness().connect().removeWorker(old);
+        cluster.harness().connect().addWorker();
+        cluster.harness().connect().assertions().assertConnectorAndExactlyNumTasksAreRunning(connector, 1,
                 "the connector did not come back on the new worker");
 
-        sent.addAll(harness.produce(topic, SensorFeed.good(HALF, HALF)));
-        ExactlyOnce.awaitAndAssert(harness, connector, topic, table, SensorFeed.expectedRows(sent));
-        assertEquals(Map.of(), harness.groupOffsets(connector, topic), "still no consumer-group offsets");
+        sent.addAll(cluster.harness().produce(topic, SensorFeed.good(HALF, HALF)));
+        ExactlyOnce.awaitAndAssert(cluster.harness(), connector, topic, table, SensorFeed.expectedRows(sent));
+        assertEquals(Map.of(), cluster.harness().groupOffsets(connector, topic), "still no consumer-group offsets");
 
         // and the restarted task was positioned at the table's offsets: nothing below them was read again
         RecordingDeltaSinkConnector.assertNothingReadBelow(connector, topic, committedInTable);

@@ -10,10 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -26,39 +24,23 @@ import io.deltasink.it.SensorFeed.ExpectedRow;
 class PlainRunIT {
     private static final int EVENTS = 12_000;
 
-    private static ConnectHarness harness;
-
-    @BeforeAll
-    static void startCluster() {
-        harness = ConnectHarness.start("plain-run", 1);
-    }
-
-    @AfterEach
-    void deleteConnectors() throws InterruptedException {
-        harness.deleteAllConnectors();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (harness != null) {
-            harness.close();
-        }
-    }
+    @RegisterExtension
+    static final ClusterExtension cluster = new ClusterExtension("plain-run", 1);
 
     @Test
     void everyEventLandsExactlyOnceInPartitionFolders(@TempDir Path table) throws Exception {
         String topic = "sensor-events-plain";
         String connector = "delta-plain";
-        harness.createTopic(topic);
+        cluster.harness().createTopic(topic);
         List<Sent> sent = new ArrayList<>();
         for (int first = 0; first < EVENTS; first += 4_000) {
-            sent.addAll(harness.produce(topic, SensorFeed.good(first, 4_000)));
+            sent.addAll(cluster.harness().produce(topic, SensorFeed.good(first, 4_000)));
         }
         Map<Coordinates, ExpectedRow> expected = SensorFeed.expectedRows(sent);
         assertEquals(EVENTS, expected.size());
 
-        harness.startConnector(connector, ConnectHarness.presetConfig(topic, table));
-        ExactlyOnce.awaitAndAssert(harness, connector, topic, table, expected);
+        cluster.harness().startConnector(connector, ConnectHarness.presetConfig(topic, table));
+        ExactlyOnce.awaitAndAssert(cluster.harness(), connector, topic, table, expected);
 
         // Hive-style partition folders, one per device type x date that was produced
         TreeSet<String> wantDirs = new TreeSet<>();

@@ -16,10 +16,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.deltasink.it.ConnectHarness.Sent;
@@ -34,40 +33,29 @@ import io.deltasink.it.ConnectHarness.Sent;
 class StorageOutageIT {
     private static final int AT_LEAST = 12_000;
 
-    private static ConnectHarness harness;
+    @RegisterExtension
+    static final ClusterExtension cluster = new ClusterExtension("storage-outage", 1);
 
-    @BeforeAll
-    static void startCluster() {
-        harness = ConnectHarness.start("storage-outage", 1);
-    }
-
+    /** Runs before the extension deletes the connectors. */
     @AfterEach
-    void deleteConnectors() throws InterruptedException {
+    void endOutage() {
         FailingLocalFileSystem.endOutage();
-        harness.deleteAllConnectors();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (harness != null) {
-            harness.close();
-        }
     }
 
     @Test
     void failedCommitsDuringARebalanceNeitherLoseNorDuplicateNorKillTheTask(@TempDir Path table) throws Exception {
         String topic = "sensor-events-outage";
         String connector = "delta-outage";
-        harness.createTopic(topic);
+        cluster.harness().createTopic(topic);
         Map<String, String> config = ConnectHarness.presetConfig(topic, table);
         config.put("tasks.max", "2"); // range assignment: task 0 reads partitions 0 and 1, task 1 partition 2
         config.put("delta.hadoop.fs.file.impl", FailingLocalFileSystem.class.getName());
         config.put("commit.retry.backoff.ms", "20");
-        harness.startConnector(connector, config);
+        cluster.harness().startConnector(connector, config);
 
         List<Sent> sent;
         int failuresBefore = FailingLocalFileSystem.failures();
-        try (BackgroundProducer producer = new BackgroundProducer(harness, topic, AT_LEAST)) {
+        try (BackgroundProducer producer = new BackgroundProducer(cluster.harness(), topic, AT_LEAST)) {
             ConnectHarness.awaitCondition(() -> TableState.txnVersions(table, connector, topic,
                     ConnectHarness.PARTITIONS).size() == ConnectHarness.PARTITIONS, Duration.ofMinutes(1),
                     () -> "no first commit for every partition");
@@ -78,13 +66,13 @@ class StorageOutageIT {
 
             // a member joins the connector's group: it sorts last, so it takes partition 2 from task 1,
             // and task 1 gets partition 1 from task 0; both revocations commit while storage is down
-            try (GroupIntruder intruder = new GroupIntruder(harness, ConnectHarness.groupId(connector), topic)) {
+            try (GroupIntruder intruder = new GroupIntruder(cluster.harness(), ConnectHarness.groupId(connector), topic)) {
                 ConnectHarness.awaitCondition(() -> !intruder.assignment().isEmpty(), Duration.ofMinutes(1),
                         () -> "the intruder got no partition");
-                harness.failOnFailedTask(connector);
+                cluster.harness().failOnFailedTask(connector);
                 FailingLocalFileSystem.endOutage();
                 producer.awaitProduced(AT_LEAST / 2);
-                harness.failOnFailedTask(connector);
+                cluster.harness().failOnFailedTask(connector);
             } // ... and leaves again: one more rebalance, storage healthy
             sent = producer.finish();
         } finally {
@@ -92,7 +80,7 @@ class StorageOutageIT {
         }
 
         assertTrue(FailingLocalFileSystem.failures() > failuresBefore, "the outage made commits fail");
-        ExactlyOnce.awaitAndAssert(harness, connector, topic, table, SensorFeed.expectedRows(sent));
+        ExactlyOnce.awaitAndAssert(cluster.harness(), connector, topic, table, SensorFeed.expectedRows(sent));
     }
 
     /**
