@@ -3,6 +3,7 @@ package io.deltasink.metrics;
 import java.util.LinkedHashMap;
 
 import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.common.metrics.MeasurableStat;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.metrics.stats.Avg;
 import org.apache.kafka.common.metrics.stats.CumulativeCount;
@@ -26,27 +27,32 @@ public final class PluginSinkMetrics implements SinkMetrics {
     private final Sensor tombstones;
 
     PluginSinkMetrics(PluginMetrics metrics) {
-        LinkedHashMap<String, String> tags = new LinkedHashMap<>();
-        commits = metrics.addSensor("delta-commits");
-        commits.add(metrics.metricName("delta-commit-total", "Delta commits made by this task", tags), new CumulativeCount());
-        rows = metrics.addSensor("delta-rows");
-        rows.add(metrics.metricName("delta-rows-total", "Rows committed to the table", tags), new CumulativeSum());
-        files = metrics.addSensor("delta-files");
-        files.add(metrics.metricName("delta-files-total", "Data files committed to the table", tags), new CumulativeSum());
-        commitTime = metrics.addSensor("delta-commit-time");
-        commitTime.add(metrics.metricName("delta-commit-time-ms-avg", "Average time of a flush: close files and commit", tags), new Avg());
-        commitTime.add(metrics.metricName("delta-commit-time-ms-max", "Longest time of a flush: close files and commit", tags), new Max());
-        commitAttempts = metrics.addSensor("delta-commit-attempts");
-        commitAttempts.add(metrics.metricName("delta-commit-attempts-max",
-                "Most attempts one commit needed (more than 1: other writers committed first)", tags), new Max());
-        fenced = metrics.addSensor("delta-fenced");
-        fenced.add(metrics.metricName("delta-fenced-total", "Batches refused because another writer moved their partitions", tags), new CumulativeCount());
-        dropped = metrics.addSensor("delta-dropped");
-        dropped.add(metrics.metricName("delta-dropped-batch-total", "Batches dropped after storage or commit failures", tags), new CumulativeCount());
-        badRecords = metrics.addSensor("delta-bad-records");
-        badRecords.add(metrics.metricName("delta-bad-record-total", "Records that could not be converted", tags), new CumulativeCount());
-        tombstones = metrics.addSensor("delta-tombstones");
-        tombstones.add(metrics.metricName("delta-tombstone-total", "Records with a null value that were skipped", tags), new CumulativeCount());
+        commits = sensor(metrics, "delta-commits", "delta-commit-total", "Delta commits made by this task",
+                new CumulativeCount());
+        rows = sensor(metrics, "delta-rows", "delta-rows-total", "Rows committed to the table", new CumulativeSum());
+        files = sensor(metrics, "delta-files", "delta-files-total", "Data files committed to the table",
+                new CumulativeSum());
+        commitTime = sensor(metrics, "delta-commit-time", "delta-commit-time-ms-avg",
+                "Average time of a flush: close files and commit", new Avg());
+        commitTime.add(metrics.metricName("delta-commit-time-ms-max", "Longest time of a flush: close files and commit",
+                new LinkedHashMap<>()), new Max());
+        commitAttempts = sensor(metrics, "delta-commit-attempts", "delta-commit-attempts-max",
+                "Most attempts one commit needed (more than 1: other writers committed first)", new Max());
+        fenced = sensor(metrics, "delta-fenced", "delta-fenced-total",
+                "Batches refused because another writer moved their partitions", new CumulativeCount());
+        dropped = sensor(metrics, "delta-dropped", "delta-dropped-batch-total",
+                "Batches dropped after storage or commit failures", new CumulativeCount());
+        badRecords = sensor(metrics, "delta-bad-records", "delta-bad-record-total",
+                "Records that could not be converted", new CumulativeCount());
+        tombstones = sensor(metrics, "delta-tombstones", "delta-tombstone-total",
+                "Records with a null value that were skipped", new CumulativeCount());
+    }
+
+    private static Sensor sensor(PluginMetrics metrics, String sensorName, String metricName, String description,
+                                 MeasurableStat stat) {
+        Sensor sensor = metrics.addSensor(sensorName);
+        sensor.add(metrics.metricName(metricName, description, new LinkedHashMap<>()), stat);
+        return sensor;
     }
 
     /** Plugin metrics of the task, or {@link SinkMetrics#NOOP} on a worker that has none (before Kafka 4.1). */
