@@ -19,6 +19,7 @@ import io.deltasink.storage.StorageSettings;
  * the Kafka offsets, and the offsets returned are those now in the table.
  */
 public class DeltaSinkTask extends SinkTask {
+    private StorageSettings storage;
     private SinkSession session;
 
     @Override
@@ -29,7 +30,7 @@ public class DeltaSinkTask extends SinkTask {
     @Override
     public void start(Map<String, String> props) {
         DeltaSinkConfig config = new DeltaSinkConfig(props);
-        StorageSettings storage = StorageSettings.from(config);
+        storage = StorageSettings.from(config);
         Clock clock = Clock.systemUTC();
         session = new SinkSession(config, storage, Converters.factory(config, clock), context, clock, Thread::sleep,
                 Version.engineInfo(config.connectorName()));
@@ -57,8 +58,15 @@ public class DeltaSinkTask extends SinkTask {
 
     @Override
     public void stop() {
-        if (session != null) {
-            session.stop();
+        // the worker calls stop() also after a failed start(): either may be missing
+        try {
+            if (session != null) {
+                session.stop();
+            }
+        } finally {
+            if (storage != null) {
+                storage.close(); // the task's S3 file systems: thread pools, HTTP connections
+            }
         }
     }
 }

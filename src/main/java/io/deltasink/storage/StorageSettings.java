@@ -20,8 +20,11 @@ import io.deltasink.config.DeltaSinkConfig;
 /**
  * Storage for one table: its normalized location, the Hadoop configuration built from the
  * pass-through settings, and the Kernel engine on top of it.
+ *
+ * <p>It owns the S3 file systems made through its configuration (one per bucket, see
+ * {@link FileSystemScope}); {@link #close()} closes them. Whoever creates it closes it.
  */
-public final class StorageSettings {
+public final class StorageSettings implements AutoCloseable {
     /** The schemes Kernel treats as S3 (its default log store for them is single-JVM only). */
     public static final List<String> S3_SCHEMES = List.of("s3a", "s3", "s3n");
     static final String S3A_CREATE_PERFORMANCE = "fs.s3a.create.performance";
@@ -29,16 +32,18 @@ public final class StorageSettings {
 
     private final String tableUri;
     private final Configuration hadoopConf;
+    private final FileSystemScope fileSystems;
 
     public StorageSettings(String location, Map<String, String> hadoopSettings) {
         this.tableUri = normalize(location);
         this.hadoopConf = new Configuration();
         // The worker may run many tasks against many tables: never share cached FileSystem objects
-        // across differently configured tasks through Hadoop's static cache.
+        // across differently configured tasks through Hadoop's static cache. Local file systems
+        // are cheap to make per call; the S3 ones are shared within this object's scope instead.
         hadoopConf.setBoolean("fs.file.impl.disable.cache", true);
-        hadoopConf.setBoolean("fs.s3a.impl.disable.cache", true);
         hadoopSettings.forEach(hadoopConf::set);
         useConditionalPutLogStore(hadoopConf, hadoopSettings);
+        this.fileSystems = FileSystemScope.install(hadoopConf, S3_SCHEMES);
     }
 
     /**
@@ -178,5 +183,20 @@ public final class StorageSettings {
 
     public Engine createEngine() {
         return DefaultEngine.create(hadoopConf);
+    }
+
+    /** The S3 file systems of this storage. */
+    FileSystemScope fileSystems() {
+        return fileSystems;
+    }
+
+    /**
+     * Closes the S3 file systems made through {@link #hadoopConf()} (their thread pools and HTTP
+     * connections); afterwards an S3 file system of this configuration cannot be had any more.
+     * Idempotent.
+     */
+    @Override
+    public void close() {
+        fileSystems.close();
     }
 }

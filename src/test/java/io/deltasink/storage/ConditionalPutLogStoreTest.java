@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,6 +30,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.s3a.RemoteFileChangedException;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,6 +48,8 @@ class ConditionalPutLogStoreTest {
     @TempDir
     static Path dir;
     static S3ProxyServer server;
+    /** The settings the tests made (some on other threads): closed after each test. */
+    private final ConcurrentLinkedQueue<StorageSettings> opened = new ConcurrentLinkedQueue<>();
 
     @BeforeAll
     static void start() {
@@ -59,8 +63,15 @@ class ConditionalPutLogStoreTest {
         }
     }
 
+    @AfterEach
+    void closeStorage() {
+        for (StorageSettings s; (s = opened.poll()) != null; ) {
+            s.close();
+        }
+    }
+
     /** The Hadoop configuration the connector builds for a table on this server. */
-    private static Configuration connectorConf(Map<String, String> extra) {
+    private Configuration connectorConf(Map<String, String> extra) {
         Map<String, String> p = new HashMap<>();
         p.put("name", "sensors");
         p.put(DeltaSinkConfig.TABLE_LOCATION, "s3a://" + BUCKET + "/delta/t");
@@ -68,7 +79,9 @@ class ConditionalPutLogStoreTest {
         p.put("delta.hadoop.fs.s3a.attempts.maximum", "2");
         p.put("delta.hadoop.fs.s3a.retry.limit", "2");
         p.putAll(extra);
-        return StorageSettings.from(new DeltaSinkConfig(p)).hadoopConf();
+        StorageSettings storage = StorageSettings.from(new DeltaSinkConfig(p));
+        opened.add(storage);
+        return storage.hadoopConf();
     }
 
     private static org.apache.hadoop.fs.Path commitFile(String table, long version) {

@@ -2,22 +2,43 @@ package io.deltasink.storage;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
+import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import io.deltasink.config.DeltaSinkConfig;
 
 class StorageSettingsTest {
     static final String SECRET = "Sup3r-Secret-Value-xyz";
+
+    @TempDir
+    Path dir;
+    private final List<StorageSettings> opened = new ArrayList<>();
+
+    @AfterEach
+    void closeStorage() {
+        opened.forEach(StorageSettings::close);
+    }
 
     private static Map<String, String> props() {
         Map<String, String> p = new HashMap<>();
@@ -26,8 +47,10 @@ class StorageSettingsTest {
         return p;
     }
 
-    private static StorageSettings storage(Map<String, String> p) {
-        return StorageSettings.from(new DeltaSinkConfig(p));
+    private StorageSettings storage(Map<String, String> p) {
+        StorageSettings storage = StorageSettings.from(new DeltaSinkConfig(p));
+        opened.add(storage);
+        return storage;
     }
 
     @Test
@@ -117,5 +140,60 @@ class StorageSettingsTest {
         DeltaSinkConfig config = new DeltaSinkConfig(p);
         assertEquals(SECRET, config.s3SecretKey());
         assertFalse(config.values().toString().contains(SECRET), "AbstractConfig must hide PASSWORD values");
+    }
+
+    @Test
+    void s3aFileSystemsAreScopedAndTheLocalOneIsLeftAsItIs() throws IOException {
+        Map<String, String> p = props();
+        p.put("delta.hadoop.fs.s3a.impl.disable.cache", "false");
+        StorageSettings storage = storage(p);
+        Configuration conf = storage.hadoopConf();
+        assertEquals(ScopedFileSystem.class.getName(), conf.get("fs.s3a.impl"));
+        assertEquals("true", conf.get("fs.s3a.impl.disable.cache"), "a cached view would be shared across tasks");
+        assertEquals(storage.fileSystems().id(), conf.get(FileSystemScope.ID_KEY));
+        assertNull(conf.get("fs.s3.impl"), "s3:// has no implementation unless the user names one");
+
+        FileSystem local = new org.apache.hadoop.fs.Path(dir.toUri()).getFileSystem(conf);
+        assertInstanceOf(LocalFileSystem.class, local);
+        assertNotSame(local, new org.apache.hadoop.fs.Path(dir.toUri()).getFileSystem(conf), "uncached as before");
+        assertEquals(0, storage.fileSystems().created());
+    }
+
+    /** A stand-in for S3A that needs no server: the scope must create whatever class the user named. */
+    @Test
+    void theImplementationTheUserNamedIsSharedPerSchemeAndBucketAndClosedWithTheSettings() throws IOException {
+        Map<String, String> p = props();
+        p.put("delta.hadoop.fs.s3a.impl", StandIn.class.getName());
+        p.put("delta.hadoop.fs.s3.impl", StandIn.class.getName());
+        StorageSettings storage = storage(p);
+        Configuration conf = storage.hadoopConf();
+        assertEquals(ScopedFileSystem.class.getName(), conf.get("fs.s3.impl"));
+
+        FileSystem a = new org.apache.hadoop.fs.Path("s3a://bucket-a/t/x").getFileSystem(conf);
+        FileSystem a2 = new org.apache.hadoop.fs.Path("s3a://bucket-a/t/y").getFileSystem(new Configuration(conf));
+        FileSystem s3 = new org.apache.hadoop.fs.Path("s3://bucket-a/t/x").getFileSystem(conf);
+        StandIn real = assertInstanceOf(StandIn.class, assertInstanceOf(ScopedFileSystem.class, a).getRawFileSystem());
+        assertSame(real, ((ScopedFileSystem) a2).getRawFileSystem(), "a copied configuration keeps the scope");
+        assertNotSame(real, ((ScopedFileSystem) s3).getRawFileSystem());
+        assertEquals(2, storage.fileSystems().created());
+
+        a.close();
+        assertFalse(real.closed, "closing a view leaves the shared instance open");
+        storage.close();
+        assertTrue(real.closed);
+        assertTrue(((StandIn) ((ScopedFileSystem) s3).getRawFileSystem()).closed);
+        assertNull(FileSystemScope.lookup(storage.fileSystems().id()));
+        assertThrows(IOException.class, () -> new org.apache.hadoop.fs.Path("s3a://bucket-a/t").getFileSystem(conf));
+    }
+
+    /** Hadoop creates it by name: public with a no-argument constructor. */
+    public static final class StandIn extends RawLocalFileSystem {
+        volatile boolean closed;
+
+        @Override
+        public void close() throws IOException {
+            closed = true;
+            super.close();
+        }
     }
 }
