@@ -28,6 +28,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,6 +59,7 @@ class S3TableTest {
     @TempDir
     static Path dir;
     static S3ProxyServer server;
+    private static final List<StorageSettings> OPENED = new ArrayList<>();
 
     @BeforeAll
     static void startServer() {
@@ -69,6 +71,12 @@ class S3TableTest {
         if (server != null) {
             server.close();
         }
+    }
+
+    @AfterEach
+    void closeStorage() {
+        OPENED.forEach(StorageSettings::close);
+        OPENED.clear();
     }
 
     private static String table(String name) {
@@ -90,7 +98,9 @@ class S3TableTest {
         p.putAll(overrides);
         DeltaSinkConfig config = new DeltaSinkConfig(p);
         ColumnMapping mapping = ColumnMapping.parse(config.columns(), config.notNullColumns());
-        return new SinkSession(config, StorageSettings.from(config), r -> new MappingConverter(mapping, Clock.systemUTC()),
+        StorageSettings storage = StorageSettings.from(config);
+        OPENED.add(storage);
+        return new SinkSession(config, storage, r -> new MappingConverter(mapping, Clock.systemUTC()),
                 new RecordingContext(false), Clock.systemUTC(), ms -> { }, "test-engine connector=sensors");
     }
 

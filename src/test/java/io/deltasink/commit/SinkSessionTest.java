@@ -21,6 +21,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,6 +46,12 @@ class SinkSessionTest {
 
     @TempDir
     Path dir;
+    private final List<StorageSettings> opened = new ArrayList<>();
+
+    @AfterEach
+    void closeStorage() {
+        opened.forEach(StorageSettings::close);
+    }
 
     private Map<String, String> props(Map<String, String> extra) {
         Map<String, String> p = new HashMap<>();
@@ -61,6 +68,7 @@ class SinkSessionTest {
     private SinkSession session(RecordingContext context, Map<String, String> extra) {
         DeltaSinkConfig config = new DeltaSinkConfig(props(extra));
         StorageSettings storage = StorageSettings.from(config);
+        opened.add(storage);
         ColumnMapping mapping = ColumnMapping.parse(config.columns(), config.notNullColumns());
         return new SinkSession(config, storage, r -> new MappingConverter(mapping, Clock.systemUTC()), context,
                 Clock.systemUTC(), ms -> { }, "test-engine connector=sensors");
@@ -318,6 +326,7 @@ class SinkSessionTest {
                 DeltaSinkConfig.PARTITION_COLUMNS, "device_type"));
         DeltaSinkConfig config = new DeltaSinkConfig(p);
         StorageSettings storage = StorageSettings.from(config);
+        opened.add(storage);
         SinkSession s = new SinkSession(config, storage,
                 r -> r == null ? null : new MappingConverter(io.deltasink.convert.AutoMapping.derive(r), Clock.systemUTC()),
                 new RecordingContext(false), Clock.systemUTC(), ms -> { }, "test");

@@ -13,6 +13,7 @@ import java.util.Optional;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.connect.errors.RetriableException;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,6 +46,11 @@ class TableCommitterTest {
         converter = new MappingConverter(ColumnMapping.parse(SinkSessionTest.COLUMNS), Clock.systemUTC());
         schema = converter.schema();
         table.createOrCheck(schema, List.of("device_type"), Map.of(), "test");
+    }
+
+    @AfterEach
+    void closeStorage() {
+        storage.close();
     }
 
     private List<DataFile> files(int partition, int count) throws Exception {

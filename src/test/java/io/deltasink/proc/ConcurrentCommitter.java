@@ -65,7 +65,7 @@ public final class ConcurrentCommitter {
         DeltaTable delta = new DeltaTable(storage.createEngine(), storage.tableUri(), Clock.systemUTC(), 0);
         String engineInfo = "concurrent-committer " + appId;
 
-        try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(resultFile, StandardCharsets.UTF_8), true)) {
+        try (storage; PrintWriter out = new PrintWriter(Files.newBufferedWriter(resultFile, StandardCharsets.UTF_8), true)) {
             Files.writeString(resultFile.resolveSibling(appId + ".ready"), "ready");
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (!Files.exists(goFile)) {
