@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.LocalDate;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -35,14 +36,19 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 import io.deltasink.proc.Preset;
 import io.deltasink.proc.TableProgress;
-import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.S3ProxyServer;
 import io.deltasink.testing.SensorEvents;
+import io.deltasink.testing.TableLocation;
 
 /**
  * The five-minute tour: one JVM runs a single-node Kafka (KRaft) and a Connect worker, the
  * sensor-events connector is created through the worker's REST API from the shipped preset,
  * a few thousand sensor events (and a few broken ones) are produced, and the resulting Delta
  * table in ./demo-data/sensor_events is summarised, with the commands to read it elsewhere.
+ *
+ * <p>S3 mode ({@code -Ddemo.storage=s3}): an S3 server (S3Proxy, 127.0.0.1, its files in
+ * ./demo-data/s3) is started as well, and the connector is created from the MinIO preset
+ * pointed at it, so the table is {@code s3a://sensor-data/delta/sensor_events}.
  *
  * <p>Run from the project root: {@code mvn -q -B -Pdemo test-compile exec:java}. Each run starts
  * with an empty Kafka, so a table left by an earlier run is deleted first: its txn versions
@@ -54,6 +60,9 @@ public final class Demo {
     /** Per day; every fifth event is a door sensor, the others smart plugs. */
     private static final int EVENTS_PER_DAY = 1_500;
     private static final Duration CATCH_UP = Duration.ofSeconds(120);
+    /** The bucket of the MinIO preset's table. */
+    private static final String BUCKET = "sensor-data";
+    private static final String SECRET_KEY = "s3.secret.key";
 
     private Demo() {
     }
@@ -72,15 +81,47 @@ public final class Demo {
     }
 
     private static void run() throws Exception {
-        Path table = Path.of("demo-data", "sensor_events").toAbsolutePath().normalize();
-        Preset preset = Preset.sensorEventsLocal().with("table.location", table.toString());
-        String dlqTopic = preset.config().get("errors.deadletterqueue.topic.name");
-
-        say("Delta Lake sink demo");
-        if (Files.exists(table)) {
-            deleteRecursively(table);
-            say("Deleted the table of an earlier run (" + table + "): this run starts with an empty Kafka.");
+        String storage = System.getProperty("demo.storage", "local");
+        Path demoData = Path.of("demo-data").toAbsolutePath().normalize();
+        say("Delta Lake sink demo (" + storage + " storage)");
+        if (storage.equals("s3")) {
+            Path s3Dir = demoData.resolve("s3");
+            deleteEarlierRun(s3Dir);
+            say("Starting an S3 server (S3Proxy, files in " + s3Dir + ") ...");
+            try (S3ProxyServer server = new S3ProxyServer(s3Dir, BUCKET).start()) {
+                // the MinIO preset as shipped, with the endpoint and credentials of this server
+                Preset preset = Preset.sensorEventsMinio().with(server.connectorSettings());
+                URI location = URI.create(preset.config().get("table.location"));
+                if (!BUCKET.equals(location.getHost())) {
+                    throw new IllegalStateException("The MinIO preset's table is not in bucket " + BUCKET + ": " + location);
+                }
+                say("S3 at " + server.endpoint() + " (path-style, plain HTTP), bucket " + BUCKET + ".");
+                try (TableLocation table = TableLocation.onS3(server, location.getPath().substring(1))) {
+                    runWith(table, preset, Preset.SENSOR_EVENTS_MINIO);
+                }
+                say("Stopping the S3 server ...");
+            }
+            say("Done. The S3 server's files stay in " + s3Dir + "; the next run deletes them and starts over.");
+        } else if (storage.equals("local")) {
+            Path dir = demoData.resolve("sensor_events");
+            deleteEarlierRun(dir);
+            TableLocation table = TableLocation.local(dir);
+            runWith(table, Preset.sensorEventsLocal().with("table.location", table.uri()), Preset.SENSOR_EVENTS_LOCAL);
+            say("Done. The table stays in " + dir + "; the next run deletes it and starts over.");
+        } else {
+            throw new IllegalArgumentException("demo.storage is '" + storage + "'; use local (the default) or s3");
         }
+    }
+
+    private static void deleteEarlierRun(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            deleteRecursively(dir);
+            say("Deleted what an earlier run left in " + dir + ": this run starts with an empty Kafka.");
+        }
+    }
+
+    private static void runWith(TableLocation table, Preset preset, Path presetFile) throws Exception {
+        String dlqTopic = preset.config().get("errors.deadletterqueue.topic.name");
         say("Starting a single-node Kafka (KRaft) and a Connect worker in this JVM ...");
         EmbeddedConnectCluster connect = new EmbeddedConnectCluster.Builder()
                 .name("delta-demo")
@@ -91,16 +132,15 @@ public final class Demo {
                 .build();
         try {
             startQuietly(connect);
-            runOn(connect, table, preset, dlqTopic);
+            runOn(connect, table, preset, presetFile, dlqTopic);
         } finally {
             say("Stopping the worker and Kafka ...");
             connect.stop();
         }
-        say("Done. The table stays in " + table + "; the next run deletes it and starts over.");
     }
 
-    private static void runOn(EmbeddedConnectCluster connect, Path table, Preset preset, String dlqTopic)
-            throws Exception {
+    private static void runOn(EmbeddedConnectCluster connect, TableLocation table, Preset preset, Path presetFile,
+                              String dlqTopic) throws Exception {
         try (Admin admin = connect.kafka().createAdminClient()) {
             connect.kafka().createTopic(TOPIC, PARTITIONS);
             say("Kafka at " + connect.kafka().bootstrapServers() + ", topic " + TOPIC + " with " + PARTITIONS
@@ -108,8 +148,11 @@ public final class Demo {
 
             String url = connect.endpointForResource("connectors/" + preset.name() + "/config");
             String body = new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(preset.config());
-            say("PUT " + url + " with the \"config\" of " + Preset.SENSOR_EVENTS_LOCAL
-                    + " (table.location overridden):\n" + body);
+            Map<String, String> shown = new LinkedHashMap<>(preset.config());
+            shown.computeIfPresent(SECRET_KEY, (k, v) -> "********");
+            say("PUT " + url + " with the \"config\" of " + presetFile + " ("
+                    + (table.onS3() ? "s3.* set for the demo's S3 server" : "table.location overridden") + "):\n"
+                    + new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(shown));
             HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url))
                     .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(body)).build(),
                     HttpResponse.BodyHandlers.ofString());
@@ -231,17 +274,17 @@ public final class Demo {
         return count;
     }
 
-    private static void summarise(Path table, String connector, Map<TopicPartition, Optional<Long>> txn,
+    private static void summarise(TableLocation table, String connector, Map<TopicPartition, Optional<Long>> txn,
                                   Map<TopicPartition, Long> ends, String dlqTopic, long dlq) {
-        List<Map<String, Object>> rows = DeltaTableReader.readAll(table.toString());
+        List<Map<String, Object>> rows = table.rows();
         Map<String, Long> perPartition = new TreeMap<>();
         for (Map<String, Object> row : rows) {
             perPartition.merge(String.format("%-12s %s", row.get("device_type"), row.get("event_date")), 1L, Long::sum);
         }
         StringBuilder out = new StringBuilder();
         out.append("\n==================== the table ====================\n");
-        out.append("location       ").append(table).append('\n');
-        out.append("version        ").append(DeltaTableReader.version(table.toString())).append('\n');
+        out.append("location       ").append(table.uri()).append('\n');
+        out.append("version        ").append(table.version()).append('\n');
         out.append(String.format(Locale.ROOT, "rows           %,d%n", rows.size()));
         out.append("rows per table partition (device_type, event_date):\n");
         perPartition.forEach((k, v) -> out.append(String.format(Locale.ROOT, "  %s  %,6d%n", k, v)));
@@ -251,10 +294,16 @@ public final class Demo {
                 txn.get(tp).map(String::valueOf).orElse("-"), end)));
         out.append("dead letter queue ").append(dlqTopic).append(": ").append(dlq)
                 .append(" record(s) (values the mapping could not convert, with the error in their headers)\n");
+        String path = table.onS3() ? "./" + Path.of("").toAbsolutePath().relativize(table.files()).toString()
+                .replace('\\', '/') : "./demo-data/sensor_events";
         out.append("\n==================== read it yourself ====================\n");
+        if (table.onS3()) {
+            out.append("The demo's S3 server has stopped; its objects are plain files, so the same table can be read\n"
+                    + "from " + path + ". For a real MinIO, see \"Writing to MinIO / S3\" in the README.\n");
+        }
         out.append("DuckDB (duckdb CLI with its delta extension):\n");
         out.append("  duckdb -c \"INSTALL delta; LOAD delta; SELECT device_type, count(*) "
-                + "FROM delta_scan('./demo-data/sensor_events') GROUP BY 1;\"\n");
+                + "FROM delta_scan('" + path + "') GROUP BY 1;\"\n");
         out.append("Spark (pip install pyspark delta-spark), in Python:\n");
         out.append("  from delta import configure_spark_with_delta_pip\n");
         out.append("  from pyspark.sql import SparkSession\n");
@@ -262,7 +311,7 @@ public final class Demo {
         out.append("      .config(\"spark.sql.extensions\", \"io.delta.sql.DeltaSparkSessionExtension\")\n");
         out.append("      .config(\"spark.sql.catalog.spark_catalog\", "
                 + "\"org.apache.spark.sql.delta.catalog.DeltaCatalog\")).getOrCreate()\n");
-        out.append("  spark.read.format(\"delta\").load(\"./demo-data/sensor_events\")"
+        out.append("  spark.read.format(\"delta\").load(\"" + path + "\")"
                 + ".groupBy(\"device_type\", \"event_date\").count().show()\n");
         System.out.println(out);
     }

@@ -21,6 +21,8 @@ final class BackgroundProducer implements AutoCloseable {
     private static final int BATCH = 100;
     private static final long PAUSE_MS = 100;
 
+    private final int batch;
+
     private final List<Sent> sent = Collections.synchronizedList(new ArrayList<>());
     private final AtomicBoolean stop = new AtomicBoolean();
     private final AtomicInteger produced = new AtomicInteger();
@@ -28,15 +30,26 @@ final class BackgroundProducer implements AutoCloseable {
     private final Future<?> running;
 
     BackgroundProducer(ConnectHarness harness, String topic, int atLeast) {
+        this(harness, topic, atLeast, BATCH);
+    }
+
+    /** Produces {@code batch} events every {@value #PAUSE_MS} ms (plus the time a batch takes). */
+    BackgroundProducer(ConnectHarness harness, String topic, int atLeast, int batch) {
+        this.batch = batch;
         thread = Executors.newSingleThreadExecutor(r -> new Thread(r, "it-producer-" + topic));
         running = thread.submit(() -> {
             while (!stop.get() || produced.get() < atLeast) {
-                sent.addAll(harness.produce(topic, SensorFeed.good(produced.get(), BATCH)));
-                produced.addAndGet(BATCH);
+                sent.addAll(harness.produce(topic, SensorFeed.good(produced.get(), batch)));
+                produced.addAndGet(batch);
                 Thread.sleep(PAUSE_MS);
             }
             return null;
         });
+    }
+
+    /** How many events are out so far. */
+    int produced() {
+        return produced.get();
     }
 
     /** Waits (bounded) until at least {@code count} events are out. */

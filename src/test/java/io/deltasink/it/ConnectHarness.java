@@ -37,6 +37,8 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.deltasink.testing.TableLocation;
+
 /**
  * A real KRaft broker and a real distributed Connect worker (or several), in-process, plus the
  * few operations the integration tests need: topics, a fast producer, the seed connector config,
@@ -158,6 +160,11 @@ final class ConnectHarness implements AutoCloseable {
      * metadata columns added to the mapping and the DLQ renamed after the topic.
      */
     static Map<String, String> presetConfig(String topic, Path table) {
+        return presetConfig(topic, TableLocation.local(table));
+    }
+
+    /** The same, for a table anywhere: table.location and (on S3) the s3.* settings from {@code table}. */
+    static Map<String, String> presetConfig(String topic, TableLocation table) {
         JsonNode preset;
         try {
             preset = JSON.readTree(Files.readString(PRESET));
@@ -167,7 +174,7 @@ final class ConnectHarness implements AutoCloseable {
         Map<String, String> config = new LinkedHashMap<>();
         preset.get("config").properties().forEach(e -> config.put(e.getKey(), e.getValue().asText()));
         config.put("topics", topic);
-        config.put("table.location", table.toAbsolutePath().toString());
+        config.putAll(table.connectorSettings());
         config.put("columns", config.get("columns") + ", " + METADATA_COLUMNS);
         config.put("errors.deadletterqueue.topic.name", dlqTopic(topic));
         return config;
@@ -202,6 +209,10 @@ final class ConnectHarness implements AutoCloseable {
      * with the task's trace when a task of the connector failed.
      */
     void awaitTableCaughtUp(String connector, String topic, Path table) {
+        awaitTableCaughtUp(connector, topic, TableLocation.local(table));
+    }
+
+    void awaitTableCaughtUp(String connector, String topic, TableLocation table) {
         AtomicReference<Map<Integer, Long>> versions = new AtomicReference<>(Map.of());
         AtomicReference<Map<Integer, Long>> end = new AtomicReference<>(Map.of());
         awaitCondition(() -> {

@@ -13,6 +13,7 @@ import java.util.TreeMap;
 
 import io.deltasink.it.ConnectHarness.Coordinates;
 import io.deltasink.it.SensorFeed.ExpectedRow;
+import io.deltasink.testing.TableLocation;
 
 /**
  * The check every scenario ends with: the table, read by an independent reader, holds exactly the
@@ -28,11 +29,16 @@ final class ExactlyOnce {
     /** Waits until the connector has committed everything produced, then runs {@link #assertTable}. */
     static void awaitAndAssert(ConnectHarness harness, String connector, String topic, Path table,
                                Map<Coordinates, ExpectedRow> expected) {
+        awaitAndAssert(harness, connector, topic, TableLocation.local(table), expected);
+    }
+
+    static void awaitAndAssert(ConnectHarness harness, String connector, String topic, TableLocation table,
+                               Map<Coordinates, ExpectedRow> expected) {
         harness.awaitTableCaughtUp(connector, topic, table);
         assertTable(harness, connector, topic, table, expected);
     }
 
-    static void assertTable(ConnectHarness harness, String connector, String topic, Path table,
+    static void assertTable(ConnectHarness harness, String connector, String topic, TableLocation table,
                             Map<Coordinates, ExpectedRow> expected) {
         assertRows(table, connector, expected);
         Map<Integer, Long> end = harness.endOffsets(topic);
@@ -42,7 +48,11 @@ final class ExactlyOnce {
 
     /** The table's rows are exactly {@code expected}: no duplicate, none missing, none extra, all columns right. */
     static void assertRows(Path table, String connector, Map<Coordinates, ExpectedRow> expected) {
-        List<Map<String, Object>> rows = TableState.rows(table);
+        assertRows(TableLocation.local(table), connector, expected);
+    }
+
+    static void assertRows(TableLocation table, String connector, Map<Coordinates, ExpectedRow> expected) {
+        List<Map<String, Object>> rows = table.rows();
 
         Map<Coordinates, Integer> seen = new TreeMap<>();
         List<String> problems = new ArrayList<>();
@@ -70,7 +80,7 @@ final class ExactlyOnce {
         section(report, "missing records", missing);
         section(report, "wrong rows", problems);
         if (report.length() > 0) {
-            fail("table " + table.getFileName() + " of " + connector + " holds " + rows.size() + " rows, expected "
+            fail("table " + table.uri() + " of " + connector + " holds " + rows.size() + " rows, expected "
                     + expected.size() + report);
         }
         assertEquals(expected.size(), rows.size(), "row count");

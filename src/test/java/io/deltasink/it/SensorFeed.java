@@ -107,6 +107,12 @@ final class SensorFeed {
         return out;
     }
 
+    /** The Hive-style folders ({@code device_type=.../event_date=...}) the rows must be written to, sorted. */
+    static List<String> partitionFolders(Map<Coordinates, ExpectedRow> rows) {
+        return rows.values().stream().map(r -> "device_type=" + r.deviceType() + "/event_date=" + r.eventDate())
+                .distinct().sorted().toList();
+    }
+
     static ExpectedRow expectedRow(String envelope) {
         JsonNode n = parse(envelope);
         LocalDate date = OffsetDateTime.parse(n.get("ingested_at").asText())

@@ -1,24 +1,21 @@
 package io.deltasink.it;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.delta.kernel.exceptions.TableNotFoundException;
 import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.TableLocation;
 
 /**
  * What the table says, read independently of the connector through {@link DeltaTableReader}:
- * rows and txn versions with Kernel, commit metadata from the _delta_log JSON files.
+ * rows and txn versions with Kernel, commit metadata from the _delta_log JSON files. A table is a
+ * local directory or any {@link TableLocation} (e.g. on S3).
  */
 final class TableState {
     private TableState() {
@@ -31,28 +28,21 @@ final class TableState {
 
     /** Partition -> txn version, for the partitions the table has seen; empty while there is no table. */
     static Map<Integer, Long> txnVersions(Path table, String connector, String topic, int partitions) {
+        return txnVersions(TableLocation.local(table), connector, topic, partitions);
+    }
+
+    static Map<Integer, Long> txnVersions(TableLocation table, String connector, String topic, int partitions) {
         Map<Integer, Long> out = new TreeMap<>();
-        if (!Files.isDirectory(table.resolve("_delta_log"))) {
-            return out;
-        }
-        try {
-            for (int p = 0; p < partitions; p++) {
-                Optional<Long> v = txnVersion(table, appId(connector, topic, p));
-                int partition = p;
-                v.ifPresent(version -> out.put(partition, version));
-            }
-        } catch (TableNotFoundException e) {
-            return Map.of(); // the log directory exists but its first commit has not landed yet
+        for (int p = 0; p < partitions; p++) {
+            Optional<Long> v = table.txnVersion(appId(connector, topic, p));
+            int partition = p;
+            v.ifPresent(version -> out.put(partition, version));
         }
         return out;
     }
 
-    static Optional<Long> txnVersion(Path table, String appId) {
-        return DeltaTableReader.txnVersion(table.toString(), appId);
-    }
-
     static List<Map<String, Object>> rows(Path table) {
-        return DeltaTableReader.readAll(table.toString());
+        return TableLocation.local(table).rows();
     }
 
     /** One commit file of the log: its version and its actions, one JSON object each. */
@@ -68,11 +58,15 @@ final class TableState {
 
     /** All JSON commit files of the table's log, in version order. */
     static List<Commit> commits(Path table) {
+        return commits(TableLocation.local(table));
+    }
+
+    static List<Commit> commits(TableLocation table) {
         List<Commit> out = new ArrayList<>();
-        for (String name : DeltaTableReader.logFileNames(table.toString())) {
+        for (String name : table.logFileNames()) {
             if (name.matches("\\d{20}\\.json")) {
                 long version = Long.parseLong(name.substring(0, 20));
-                out.add(new Commit(version, DeltaTableReader.actions(table.toString(), version)));
+                out.add(new Commit(version, table.actions(version)));
             }
         }
         return out;
@@ -80,13 +74,6 @@ final class TableState {
 
     /** Relative directories (e.g. {@code device_type=smart_plug/event_date=2026-06-22}) that hold data files. */
     static List<String> dataDirectories(Path table) {
-        try (Stream<Path> files = Files.walk(table)) {
-            return files.filter(f -> f.getFileName().toString().endsWith(".parquet"))
-                    .map(f -> table.relativize(f.getParent()).toString().replace('\\', '/'))
-                    .filter(d -> !d.startsWith("_delta_log"))
-                    .distinct().sorted().toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return TableLocation.local(table).dataDirectories();
     }
 }

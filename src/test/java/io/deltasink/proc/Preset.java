@@ -18,6 +18,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 public record Preset(String name, Map<String, String> config) {
 
     public static final Path SENSOR_EVENTS_LOCAL = Path.of("connector-config", "sensor-events-local.json");
+    /** The same job writing to MinIO (s3a://, path-style, plain HTTP, placeholder credentials). */
+    public static final Path SENSOR_EVENTS_MINIO = Path.of("connector-config", "sensor-events-minio.json");
 
     public static Preset load(Path file) {
         try {
@@ -36,6 +38,17 @@ public record Preset(String name, Map<String, String> config) {
 
     public static Preset sensorEventsLocal() {
         return load(SENSOR_EVENTS_LOCAL);
+    }
+
+    public static Preset sensorEventsMinio() {
+        return load(SENSOR_EVENTS_MINIO);
+    }
+
+    /** A copy with settings replaced or added. */
+    public Preset with(Map<String, String> settings) {
+        Map<String, String> copy = new LinkedHashMap<>(config);
+        copy.putAll(settings);
+        return new Preset(name, copy);
     }
 
     /** A copy with one setting replaced or added. */

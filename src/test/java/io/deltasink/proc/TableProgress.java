@@ -1,8 +1,5 @@
 package io.deltasink.proc;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,18 +10,17 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
 
-import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.TableLocation;
 
 /**
  * Where a table stands against its topic: the log's latest version (cheaply, from the file
- * names in _delta_log), each partition's txn version (through the independent reader) and the
- * topic's end offsets.
+ * names in _delta_log, on S3 those in the test server's backend), each partition's txn version
+ * (through the independent reader) and the topic's end offsets.
  */
 public final class TableProgress {
     private TableProgress() {
@@ -32,18 +28,7 @@ public final class TableProgress {
 
     /** The highest committed version, from the _delta_log file names; -1 when there is no table yet. */
     public static long latestVersion(Path table) {
-        Path log = table.resolve("_delta_log");
-        if (!Files.isDirectory(log)) {
-            return -1;
-        }
-        try (Stream<Path> files = Files.list(log)) {
-            return files.map(p -> p.getFileName().toString())
-                    .filter(n -> n.matches("\\d{20}\\.json"))
-                    .mapToLong(n -> Long.parseLong(n.substring(0, 20)))
-                    .max().orElse(-1);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return TableLocation.local(table).latestVersion();
     }
 
     /** The appId the connector stores a partition's position under (the default template). */
@@ -62,13 +47,14 @@ public final class TableProgress {
     /** Each partition's txn version in the table (absent: the table has never seen it). */
     public static Map<TopicPartition, Optional<Long>> txnVersions(Path table, String connector,
                                                                   Collection<TopicPartition> partitions) {
+        return txnVersions(TableLocation.local(table), connector, partitions);
+    }
+
+    public static Map<TopicPartition, Optional<Long>> txnVersions(TableLocation table, String connector,
+                                                                  Collection<TopicPartition> partitions) {
         Map<TopicPartition, Optional<Long>> out = new TreeMap<>(TableProgress::compare);
-        if (latestVersion(table) < 0) {
-            partitions.forEach(tp -> out.put(tp, Optional.empty()));
-            return out;
-        }
         for (TopicPartition tp : partitions) {
-            out.put(tp, DeltaTableReader.txnVersion(table.toString(), appId(connector, tp)));
+            out.put(tp, table.txnVersion(appId(connector, tp)));
         }
         return out;
     }
@@ -110,11 +96,18 @@ public final class TableProgress {
                                                                     Map<TopicPartition, Long> ends, Duration timeout,
                                                                     Supplier<String> diagnostics)
             throws InterruptedException {
+        return awaitCaughtUp(TableLocation.local(table), connector, ends, timeout, diagnostics);
+    }
+
+    public static Map<TopicPartition, Optional<Long>> awaitCaughtUp(TableLocation table, String connector,
+                                                                    Map<TopicPartition, Long> ends, Duration timeout,
+                                                                    Supplier<String> diagnostics)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         long seen = Long.MIN_VALUE;
         Map<TopicPartition, Optional<Long>> txn = Map.of();
         while (true) {
-            long latest = latestVersion(table);
+            long latest = table.latestVersion();
             if (latest != seen) {
                 seen = latest;
                 txn = txnVersions(table, connector, ends.keySet());

@@ -28,12 +28,14 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
-import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.S3ProxyServer;
 import io.deltasink.testing.SensorEvents;
+import io.deltasink.testing.TableLocation;
 
 /**
  * Exactly-once across hard crashes: a Connect worker in its own JVM is SIGKILLed several times
@@ -46,6 +48,9 @@ import io.deltasink.testing.SensorEvents;
  * files written, no commit), right after a restarted task reached RUNNING (during assignment and
  * the first batch), mid-batch followed by 8 s of downtime, and while the restarted task works
  * through the backlog that built up meanwhile.
+ *
+ * <p>Once with the table on local disk (the local preset), once on S3 (the MinIO preset pointed
+ * at an S3Proxy server; the kill moments are found by watching the server's backend folder).
  */
 class WorkerKillIT {
     private static final String TOPIC = "sensor-events";
@@ -61,15 +66,30 @@ class WorkerKillIT {
     /** Kills after which the table held offsets the consumer group did not: resuming relied on the table. */
     private int tableAheadOfGroup;
 
-    @Test
-    @Timeout(value = 6, unit = TimeUnit.MINUTES)
-    void sigkilledWorkerNeitherLosesNorDuplicatesRecords() throws Exception {
+    /** Where the table is written. */
+    enum Storage {
+        LOCAL, S3
+    }
+
+    @ParameterizedTest(name = "table on {0}")
+    @EnumSource(Storage.class)
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    void sigkilledWorkerNeitherLosesNorDuplicatesRecords(Storage storage) throws Exception {
         EmbeddedKafkaCluster kafka = new EmbeddedKafkaCluster(1, new Properties());
         kafka.start();
-        Path table = tmp.resolve("sensor_events");
-        Preset preset = Preset.sensorEventsLocal()
-                .with("table.location", table.toString())
-                .withExtraColumns("kafka_topic:string=@topic", "kafka_partition:int=@partition",
+        S3ProxyServer s3 = storage == Storage.S3 ? new S3ProxyServer(tmp.resolve("s3"), "sensor-data").start() : null;
+        Preset preset;
+        TableLocation table;
+        if (s3 != null) {
+            // the MinIO preset as shipped (its table path too), pointed at the test server
+            preset = Preset.sensorEventsMinio().with(s3.connectorSettings());
+            table = TableLocation.onS3(s3, "delta/sensor_events");
+            assertEquals(table.uri(), preset.config().get("table.location"));
+        } else {
+            table = TableLocation.local(tmp.resolve("sensor_events"));
+            preset = Preset.sensorEventsLocal().with("table.location", table.uri());
+        }
+        preset = preset.withExtraColumns("kafka_topic:string=@topic", "kafka_partition:int=@partition",
                         "kafka_offset:long=@offset");
         String connector = preset.name();
         WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "proc-kill", tmp.resolve("worker"), "512m");
@@ -86,7 +106,7 @@ class WorkerKillIT {
                 killAndRestart("just after commit of version " + v, worker, admin, table, connector);
 
                 // 2: mid-batch: rows in open Parquet files, half a flush interval after a commit
-                v = awaitVersionAbove(table, TableProgress.latestVersion(table) + 2, worker);
+                v = awaitVersionAbove(table, table.latestVersion() + 2, worker);
                 Thread.sleep(500);
                 killAndRestart("mid-batch, 500 ms after version " + v, worker, admin, table, connector);
 
@@ -96,13 +116,13 @@ class WorkerKillIT {
 
                 // 4: mid-batch again, at another phase of the flush interval; then 8 s down, so the
                 //    producer builds a backlog
-                v = awaitVersionAbove(table, TableProgress.latestVersion(table) + 2, worker);
+                v = awaitVersionAbove(table, table.latestVersion() + 2, worker);
                 Thread.sleep(250);
                 killAndRestart("mid-batch, 250 ms after version " + v + "; restarted after 8 s down", worker, admin,
                         table, connector, Duration.ofSeconds(8));
 
                 // 5: while the restarted task works through that backlog
-                v = awaitVersionAbove(table, TableProgress.latestVersion(table), worker);
+                v = awaitVersionAbove(table, table.latestVersion(), worker);
                 Thread.sleep(300);
                 killAndRestart("catching up the backlog, 300 ms after version " + v, worker, admin, table, connector);
 
@@ -113,8 +133,8 @@ class WorkerKillIT {
             assertEquals(EVENTS, ends.values().stream().mapToLong(Long::longValue).sum(), "records in the topic");
             Map<TopicPartition, Optional<Long>> txn = TableProgress.awaitCaughtUp(table, connector, ends, CATCH_UP,
                     () -> "kills: " + killLog + "\nworker log:\n" + worker.logTail(60));
-            long version = DeltaTableReader.version(table.toString());
-            System.out.println("[WorkerKillIT] kills:\n  " + String.join("\n  ", killLog)
+            long version = table.version();
+            System.out.println("[WorkerKillIT] table on " + storage + ", kills:\n  " + String.join("\n  ", killLog)
                     + "\n[WorkerKillIT] caught up at table version " + version + ", txn " + txn + ", end offsets " + ends
                     + "\n[WorkerKillIT] kills after which the table was ahead of the consumer group: " + tableAheadOfGroup
                     + "\n[WorkerKillIT] Parquet files on disk " + parquetFiles(table) + ", referenced by the log "
@@ -124,11 +144,15 @@ class WorkerKillIT {
         } finally {
             worker.kill();
             kafka.stop();
+            table.close();
+            if (s3 != null) {
+                s3.close();
+            }
         }
     }
 
-    private void verifyExactlyOnce(Path table, String connector, Map<TopicPartition, Long> ends) {
-        List<Map<String, Object>> rows = DeltaTableReader.readAll(table.toString());
+    private void verifyExactlyOnce(TableLocation table, String connector, Map<TopicPartition, Long> ends) {
+        List<Map<String, Object>> rows = table.rows();
 
         Set<String> seen = new HashSet<>();
         Map<Integer, Long> rowsPerPartition = new TreeMap<>();
@@ -160,33 +184,35 @@ class WorkerKillIT {
         for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
             assertEquals(e.getValue(), rowsPerPartition.getOrDefault(e.getKey().partition(), 0L),
                     "rows of partition " + e.getKey());
-            assertEquals(Optional.of(e.getValue()),
-                    DeltaTableReader.txnVersion(table.toString(), TableProgress.appId(connector, e.getKey())),
+            assertEquals(Optional.of(e.getValue()), table.txnVersion(TableProgress.appId(connector, e.getKey())),
                     "txn version of " + e.getKey());
         }
         assertEquals(EVENTS, rows.size(), "rows in the table (one per record)");
     }
 
-    private static long parquetFiles(Path table) throws IOException {
-        try (Stream<Path> files = Files.walk(table)) {
+    /** Parquet files in the table's folder (for S3: the objects in the server's backend). */
+    private static long parquetFiles(TableLocation table) throws IOException {
+        try (Stream<Path> files = Files.walk(table.files())) {
             return files.filter(p -> p.toString().endsWith(".parquet")).count();
         }
     }
 
-    private static long referencedFiles(Path table, long version) {
+    private static long referencedFiles(TableLocation table, long version) {
         long files = 0;
         for (long v = 0; v <= version; v++) {
-            files += DeltaTableReader.actions(table.toString(), v, "add").size();
-            files -= DeltaTableReader.actions(table.toString(), v, "remove").size();
+            for (var action : table.actions(v)) {
+                files += action.has("add") ? 1 : action.has("remove") ? -1 : 0;
+            }
         }
         return files;
     }
 
     /** Waits until the table's version is above {@code version}, polling fast so a kill lands right after. */
-    private static long awaitVersionAbove(Path table, long version, WorkerProcess worker) throws InterruptedException {
+    private static long awaitVersionAbove(TableLocation table, long version, WorkerProcess worker)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (true) {
-            long latest = TableProgress.latestVersion(table);
+            long latest = table.latestVersion();
             if (latest > version) {
                 return latest;
             }
@@ -198,16 +224,16 @@ class WorkerKillIT {
         }
     }
 
-    private void killAndRestart(String moment, WorkerProcess worker, Admin admin, Path table, String connector)
-            throws Exception {
+    private void killAndRestart(String moment, WorkerProcess worker, Admin admin, TableLocation table,
+                                String connector) throws Exception {
         killAndRestart(moment, worker, admin, table, connector, Duration.ZERO);
     }
 
-    private void killAndRestart(String moment, WorkerProcess worker, Admin admin, Path table, String connector,
-                                Duration downtime) throws Exception {
+    private void killAndRestart(String moment, WorkerProcess worker, Admin admin, TableLocation table,
+                                String connector, Duration downtime) throws Exception {
         long pid = worker.pid();
         worker.kill();
-        long version = TableProgress.latestVersion(table);
+        long version = table.latestVersion();
         Map<TopicPartition, Optional<Long>> txn = TableProgress.txnVersions(table, connector,
                 TableProgress.partitions(TOPIC, PARTITIONS));
         Map<TopicPartition, Long> group = groupOffsets(admin, "connect-" + connector);
