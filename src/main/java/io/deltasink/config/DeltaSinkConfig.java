@@ -164,7 +164,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
     public static ConfigDef configDef() {
         ConfigDef def = new ConfigDef();
         int order = 0;
-        def.define(TABLE_LOCATION, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(),
+        def.define(TABLE_LOCATION, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, Validators.TABLE_LOCATION,
                 Importance.HIGH, TABLE_LOCATION_DOC, GROUP_TABLE, ++order, Width.LONG, "Table location");
         def.define(TABLE_AUTO_CREATE, Type.BOOLEAN, TABLE_AUTO_CREATE_DEFAULT,
                 Importance.MEDIUM, TABLE_AUTO_CREATE_DOC, GROUP_TABLE, ++order, Width.SHORT, "Create missing table");
