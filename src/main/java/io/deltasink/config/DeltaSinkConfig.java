@@ -259,6 +259,14 @@ public final class DeltaSinkConfig extends AbstractConfig {
         return getString(TXN_APP_ID_TEMPLATE);
     }
 
+    /** The txn appId under which the table stores the position of one Kafka partition. */
+    public String appId(String topic, int partition) {
+        return appIdTemplate()
+                .replace("${connector}", connectorName())
+                .replace("${topic}", topic)
+                .replace("${partition}", Integer.toString(partition));
+    }
+
     public boolean startEarliest() {
         return "earliest".equals(getString(START_POSITION).trim().toLowerCase(Locale.ROOT));
     }
