@@ -5,12 +5,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.sink.SinkConnector;
 
+import io.deltasink.commit.OffsetsOverride;
 import io.deltasink.config.DeltaSinkConfig;
+import io.deltasink.storage.StorageSettings;
+import io.deltasink.table.DeltaTable;
 
 /** Kafka Connect sink connector writing one Delta Lake table, exactly once. */
 public class DeltaSinkConnector extends SinkConnector {
@@ -55,5 +59,21 @@ public class DeltaSinkConnector extends SinkConnector {
         Config config = super.validate(connectorConfigs);
         ConnectorValidation.check(connectorConfigs, config);
         return config;
+    }
+
+    /**
+     * The worker's offsets API (PATCH / DELETE /connectors/&lt;name&gt;/offsets, connector stopped):
+     * the offsets live in the table, so they are written there (see {@link OffsetsOverride}) before
+     * the worker moves the consumer group. Refuses with a ConnectException, whose message the REST
+     * call returns, when that cannot be done safely.
+     */
+    @Override
+    public boolean alterOffsets(Map<String, String> connectorConfig, Map<TopicPartition, Long> offsets) {
+        DeltaSinkConfig config = new DeltaSinkConfig(connectorConfig);
+        StorageSettings storage = StorageSettings.from(config);
+        DeltaTable table = new DeltaTable(storage.createEngine(), storage.tableUri());
+        new OffsetsOverride(config, connectorConfig, table, Version.engineInfo(config.connectorName()), Thread::sleep)
+                .apply(offsets);
+        return true;
     }
 }

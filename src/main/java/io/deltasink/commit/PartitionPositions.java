@@ -23,6 +23,10 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * handed to the worker at the end of the next {@code put()}, only for partitions still assigned:
  * the worker seeks every requested offset at its next poll, even for a partition a rebalance took
  * away in between, and that seek would kill the task.
+ *
+ * <p>The table offset may be {@code NO_POSITION} (-1, a reset through the offsets API): it is kept
+ * as it is for fencing (a commit expects exactly what the table said), but it is never a place to
+ * seek to nor an offset to report; for those it counts as absent.
  */
 final class PartitionPositions {
     static final Comparator<TopicPartition> ORDER =
@@ -106,12 +110,8 @@ final class PartitionPositions {
         Map<TopicPartition, Long> seeks = new TreeMap<>(ORDER);
         for (TopicPartition tp : batchNext.keySet()) {
             Optional<Long> now = tableNow.getOrDefault(tp, Optional.empty());
-            if (now.isPresent()) {
-                table.put(tp, now.get());
-                seeks.put(tp, now.get());
-            } else {
-                seeks.put(tp, batchFirst.get(tp));
-            }
+            now.ifPresent(v -> table.put(tp, v));
+            seeks.put(tp, now.filter(PartitionPositions::isPosition).orElse(batchFirst.get(tp)));
         }
         clearBatch();
         pendingSeeks.putAll(seeks);
@@ -126,11 +126,11 @@ final class PartitionPositions {
     void dropBatch(List<SinkRecord> unread) {
         Map<TopicPartition, Long> seeks = new HashMap<>();
         for (Map.Entry<TopicPartition, Long> e : batchFirst.entrySet()) {
-            seeks.put(e.getKey(), table.getOrDefault(e.getKey(), e.getValue()));
+            seeks.put(e.getKey(), position(e.getKey()).orElse(e.getValue()));
         }
         for (SinkRecord r : unread) {
             TopicPartition tp = new TopicPartition(r.topic(), r.kafkaPartition());
-            seeks.putIfAbsent(tp, table.getOrDefault(tp, r.kafkaOffset()));
+            seeks.putIfAbsent(tp, position(tp).orElse(r.kafkaOffset()));
         }
         clearBatch();
         seeks.keySet().retainAll(assigned);
@@ -149,12 +149,18 @@ final class PartitionPositions {
     Map<TopicPartition, OffsetAndMetadata> tableOffsets() {
         Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
         for (TopicPartition tp : assigned) {
-            Long v = table.get(tp);
-            if (v != null) {
-                out.put(tp, new OffsetAndMetadata(v));
-            }
+            position(tp).ifPresent(v -> out.put(tp, new OffsetAndMetadata(v)));
         }
         return out;
+    }
+
+    /** The table offset when it is a real position (not absent, not NO_POSITION). */
+    private Optional<Long> position(TopicPartition tp) {
+        return Optional.ofNullable(table.get(tp)).filter(PartitionPositions::isPosition);
+    }
+
+    static boolean isPosition(long tableOffset) {
+        return tableOffset >= 0;
     }
 
     private void clearBatch() {

@@ -100,10 +100,7 @@ public final class SinkSession {
 
     /** The appId under which a partition's position is stored in the table. */
     String appId(TopicPartition tp) {
-        return config.appIdTemplate()
-                .replace("${connector}", config.connectorName())
-                .replace("${topic}", tp.topic())
-                .replace("${partition}", Integer.toString(tp.partition()));
+        return config.appId(tp.topic(), tp.partition());
     }
 
     // ---- assignment -------------------------------------------------------------------------
@@ -119,16 +116,17 @@ public final class SinkSession {
         Map<TopicPartition, String> report = new TreeMap<>(PartitionPositions.ORDER);
         for (TopicPartition tp : partitions) {
             Optional<Long> version = snapshot.flatMap(s -> s.txnVersion(appId(tp)));
-            positions.assign(tp, version);
-            if (version.isPresent()) {
+            positions.assign(tp, version); // NO_POSITION included: a commit must expect it
+            if (version.filter(PartitionPositions::isPosition).isPresent()) {
                 seeks.put(tp, version.get());
                 report.put(tp, "offset " + version.get() + " (from the table)");
             } else {
+                String why = version.isPresent() ? "reset in the table" : "not in the table yet";
                 if (config.startEarliest()) {
                     seeks.put(tp, 0L);
-                    report.put(tp, "earliest (not in the table yet)");
+                    report.put(tp, "earliest (" + why + ")");
                 } else {
-                    report.put(tp, "the consumer group's offset (not in the table yet)");
+                    report.put(tp, "the consumer group's offset (" + why + ")");
                 }
             }
         }

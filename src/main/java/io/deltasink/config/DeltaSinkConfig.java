@@ -164,7 +164,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
     public static ConfigDef configDef() {
         ConfigDef def = new ConfigDef();
         int order = 0;
-        def.define(TABLE_LOCATION, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(),
+        def.define(TABLE_LOCATION, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, Validators.TABLE_LOCATION,
                 Importance.HIGH, TABLE_LOCATION_DOC, GROUP_TABLE, ++order, Width.LONG, "Table location");
         def.define(TABLE_AUTO_CREATE, Type.BOOLEAN, TABLE_AUTO_CREATE_DEFAULT,
                 Importance.MEDIUM, TABLE_AUTO_CREATE_DOC, GROUP_TABLE, ++order, Width.SHORT, "Create missing table");
@@ -257,6 +257,14 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
     public String appIdTemplate() {
         return getString(TXN_APP_ID_TEMPLATE);
+    }
+
+    /** The txn appId under which the table stores the position of one Kafka partition. */
+    public String appId(String topic, int partition) {
+        return appIdTemplate()
+                .replace("${connector}", connectorName())
+                .replace("${topic}", topic)
+                .replace("${partition}", Integer.toString(partition));
     }
 
     public boolean startEarliest() {

@@ -33,20 +33,74 @@ final class Validators {
     static final ConfigDef.Validator APP_ID_TEMPLATE = new ConfigDef.Validator() {
         @Override
         public void ensureValid(String name, Object value) {
-            String v = value == null ? "" : value.toString();
-            if (!v.contains("${topic}") || !v.contains("${partition}")) {
-                throw new ConfigException(name, value, "must contain ${topic} and ${partition} so that each Kafka "
-                        + "partition gets its own appId");
-            }
-            String rest = v.replace("${topic}", "").replace("${partition}", "").replace("${connector}", "");
-            if (rest.contains("${")) {
-                throw new ConfigException(name, value, "only ${connector}, ${topic} and ${partition} may be used");
+            String problem = appIdTemplateProblem(value == null ? "" : value.toString());
+            if (problem != null) {
+                throw new ConfigException(name, value, problem);
             }
         }
 
         @Override
         public String toString() {
             return "text with ${topic} and ${partition}, optionally ${connector}";
+        }
+    };
+
+    private static final List<String> PLACEHOLDERS = List.of("${connector}", "${topic}", "${partition}");
+
+    /** What is wrong with a txn appId template, naming the offending placeholder; null when it is fine. */
+    static String appIdTemplateProblem(String template) {
+        int at = template.indexOf("${");
+        while (at >= 0) {
+            int end = template.indexOf('}', at);
+            if (end < 0) {
+                return "unclosed placeholder '" + template.substring(at) + "': write ${connector}, ${topic} or "
+                        + "${partition}";
+            }
+            String placeholder = template.substring(at, end + 1);
+            if (!PLACEHOLDERS.contains(placeholder)) {
+                return "unknown placeholder " + placeholder + ": only ${connector}, ${topic} and ${partition} "
+                        + "may be used, e.g. ${connector}/${topic}/${partition}";
+            }
+            at = template.indexOf("${", end);
+        }
+        for (String required : List.of("${topic}", "${partition}")) {
+            if (!template.contains(required)) {
+                return required + " is missing: the template must contain ${topic} and ${partition} so that "
+                        + "each Kafka partition gets its own appId, e.g. ${connector}/${topic}/${partition}";
+            }
+        }
+        return null;
+    }
+
+    /** A local path or a URI with a scheme (and, for object stores, a bucket). */
+    static final ConfigDef.Validator TABLE_LOCATION = new ConfigDef.Validator() {
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (value == null) {
+                return; // a missing value is reported as missing by ConfigDef
+            }
+            String v = value.toString().trim();
+            if (v.isEmpty()) {
+                throw new ConfigException(name, value, "must be a local path or a URI, e.g. /data/delta/events "
+                        + "or s3a://bucket/delta/events");
+            }
+            int scheme = v.indexOf("://");
+            if (scheme == 0) {
+                throw new ConfigException(name, value, "has no scheme before '://'; write e.g. s3a://bucket/path "
+                        + "or file:///data/delta/events");
+            }
+            if (scheme > 0 && !v.regionMatches(true, 0, "file", 0, scheme)) {
+                String rest = v.substring(scheme + 3);
+                if (rest.isEmpty() || rest.startsWith("/")) {
+                    throw new ConfigException(name, value, "names no bucket or host after '" + v.substring(0, scheme)
+                            + "://'; write e.g. " + v.substring(0, scheme) + "://bucket/path");
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "a local path or a URI such as s3a://bucket/path";
         }
     };
 

@@ -148,13 +148,35 @@ public final class DeltaTable {
      */
     public long commitAppend(TableSnapshot base, List<DataFile> files, Map<String, Long> txnVersions,
                              String engineInfo) {
-        Objects.requireNonNull(base, "base");
         Objects.requireNonNull(files, "files");
         Objects.requireNonNull(txnVersions, "txnVersions");
-        Objects.requireNonNull(engineInfo, "engineInfo");
         if (files.isEmpty() && txnVersions.isEmpty()) {
             throw new IllegalArgumentException("nothing to commit: no files and no txn versions");
         }
+        return commit(base, files, txnVersions, engineInfo, Operation.STREAMING_UPDATE);
+    }
+
+    /**
+     * Commits one version on top of {@code base} that holds only {@code txn} actions (and a
+     * commitInfo with operation "Manual Update"): positions set from outside the task, e.g. through
+     * the worker's offsets API. A version of {@link TableSnapshot#NO_POSITION} records that the
+     * partition has no position. Errors as for {@link #commitAppend}.
+     *
+     * @param txnVersions appId -> the next Kafka offset to read, or {@link TableSnapshot#NO_POSITION}
+     * @return the committed version, {@code base.version() + 1}
+     */
+    public long commitPositions(TableSnapshot base, Map<String, Long> txnVersions, String engineInfo) {
+        Objects.requireNonNull(txnVersions, "txnVersions");
+        if (txnVersions.isEmpty()) {
+            throw new IllegalArgumentException("nothing to commit: no txn versions");
+        }
+        return commit(base, List.of(), txnVersions, engineInfo, Operation.MANUAL_UPDATE);
+    }
+
+    private long commit(TableSnapshot base, List<DataFile> files, Map<String, Long> txnVersions, String engineInfo,
+                        Operation operation) {
+        Objects.requireNonNull(base, "base");
+        Objects.requireNonNull(engineInfo, "engineInfo");
         Set<String> paths = new HashSet<>();
         long rows = 0;
         for (DataFile file : files) {
@@ -166,7 +188,7 @@ public final class DeltaTable {
         long started = System.nanoTime();
         Snapshot snapshot = base.kernelSnapshot();
         UpdateTableTransactionBuilder builder = snapshot
-                .buildUpdateTableTransaction(engineInfo, Operation.STREAMING_UPDATE)
+                .buildUpdateTableTransaction(engineInfo, operation)
                 .withMaxRetries(0);
         if (logCompactionInterval > 0) {
             builder = builder.withLogCompactionInterval(logCompactionInterval);

@@ -24,12 +24,13 @@ final class KernelInternals {
      * A log action row (Kernel's single-action schema) holding one {@code txn} action.
      *
      * @param appId       application id, e.g. {@code connector/topic/0}
-     * @param version     the application's version (here: the next Kafka offset to consume)
+     * @param version     the application's version (here: the next Kafka offset to consume), or
+     *                    {@link TableSnapshot#NO_POSITION}
      * @param lastUpdated epoch milliseconds of the commit
      */
     static Row txnAction(String appId, long version, long lastUpdated) {
         Objects.requireNonNull(appId, "appId");
-        if (version < 0) {
+        if (version < 0 && version != TableSnapshot.NO_POSITION) {
             throw new IllegalArgumentException("txn version of '" + appId + "' must not be negative: " + version);
         }
         SetTransaction txn = new SetTransaction(appId, version, Optional.of(lastUpdated));

@@ -16,6 +16,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * committed into it. Immutable; a newer table state needs a new {@link DeltaTable#latest()}.
  */
 public final class TableSnapshot {
+    /**
+     * The txn version that says "no position": written when a partition's offsets are reset
+     * through the worker's offsets API, so the connector resumes that partition as if the table
+     * had never seen it. It is still a version: a writer that expected another one is fenced.
+     */
+    public static final long NO_POSITION = -1L;
+
     private final Snapshot snapshot;
     private final Engine engine;
     private final Map<String, Optional<Long>> txnVersions = new ConcurrentHashMap<>();
@@ -37,8 +44,8 @@ public final class TableSnapshot {
 
     /**
      * The latest txn (SetTransaction) version recorded for {@code appId} up to this version, or
-     * empty when none was ever written. Reads the log backwards, checkpoints included; each
-     * appId's answer is kept, since a snapshot never changes.
+     * empty when none was ever written; {@link #NO_POSITION} after a reset. Reads the log
+     * backwards, checkpoints included; each appId's answer is kept, since a snapshot never changes.
      */
     public Optional<Long> txnVersion(String appId) {
         Objects.requireNonNull(appId, "appId");

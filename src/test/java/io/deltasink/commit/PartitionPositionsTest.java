@@ -40,6 +40,29 @@ class PartitionPositionsTest {
     }
 
     @Test
+    void aResetPartitionIsExpectedAsResetButNeverSoughtOrReported() {
+        PartitionPositions p = new PartitionPositions();
+        p.assign(TP0, Optional.of(-1L));
+        p.assign(TP1, Optional.of(-1L));
+        assertTrue(p.admit(TP0, 0), "a reset partition takes whatever comes");
+        assertEquals(Map.of(), p.tableOffsets(), "no position to report");
+        assertEquals(Optional.of(-1L), p.tableOffset(TP0), "a commit expects the reset, so it is fenced otherwise");
+
+        p.taken(TP0, 7);
+        p.taken(TP1, 3);
+        p.dropBatch(List.of());
+        assertEquals(Map.of(TP0, 7L, TP1, 3L), p.takeSeeks(), "rewinds go to the batch start, never to -1");
+
+        p.taken(TP0, 7);
+        Map<TopicPartition, Long> seeks = p.fenced(Map.of(TP0, Optional.of(-1L)));
+        assertEquals(Map.of(TP0, 7L), seeks, "reset by another writer: back to the batch start");
+
+        p.taken(TP0, 7);
+        p.committed(p.batchEnds());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(8)), p.tableOffsets());
+    }
+
+    @Test
     void fencingTakesTheTablesVersionsAndHoldsRecordsUntilTheRewind() {
         PartitionPositions p = new PartitionPositions();
         p.assign(TP0, Optional.of(10L));

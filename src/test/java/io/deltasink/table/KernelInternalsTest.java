@@ -37,8 +37,10 @@ class KernelInternalsTest {
     }
 
     @Test
-    void negativeVersionsAndNullAppIdsAreRefused() {
-        assertThrows(IllegalArgumentException.class, () -> KernelInternals.txnAction("a", -1, 0));
+    void negativeVersionsOtherThanNoPositionAndNullAppIdsAreRefused() {
+        assertThrows(IllegalArgumentException.class, () -> KernelInternals.txnAction("a", -2, 0));
+        assertThrows(IllegalArgumentException.class, () -> KernelInternals.txnAction("a", Long.MIN_VALUE, 0));
+        KernelInternals.txnAction("a", TableSnapshot.NO_POSITION, 0); // a reset through the offsets API
         assertThrows(NullPointerException.class, () -> KernelInternals.txnAction(null, 1, 0));
     }
 
