@@ -70,10 +70,11 @@ public class DeltaSinkConnector extends SinkConnector {
     @Override
     public boolean alterOffsets(Map<String, String> connectorConfig, Map<TopicPartition, Long> offsets) {
         DeltaSinkConfig config = new DeltaSinkConfig(connectorConfig);
-        StorageSettings storage = StorageSettings.from(config);
-        DeltaTable table = new DeltaTable(storage.createEngine(), storage.tableUri());
-        new OffsetsOverride(config, connectorConfig, table, Version.engineInfo(config.connectorName()), Thread::sleep)
-                .apply(offsets);
+        try (StorageSettings storage = StorageSettings.from(config)) {
+            DeltaTable table = new DeltaTable(storage.createEngine(), storage.tableUri());
+            new OffsetsOverride(config, connectorConfig, table, Version.engineInfo(config.connectorName()),
+                    Thread::sleep).apply(offsets);
+        }
         return true;
     }
 }
