@@ -14,6 +14,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 
+import io.delta.kernel.defaults.internal.logstore.LogStoreProvider;
 import io.deltasink.config.DeltaSinkConfig;
 
 class StorageSettingsTest {
@@ -107,6 +108,21 @@ class StorageSettingsTest {
         p.put("s3.endpoint", "http://");
         ConfigException e = assertThrows(ConfigException.class, () -> storage(p));
         assertTrue(e.getMessage().startsWith("s3.endpoint"), e.getMessage());
+    }
+
+    @Test
+    void withoutConditionalWritesKernelUsesTheSingleJvmLogStore() {
+        Configuration defaults = storage(props()).hadoopConf();
+        Map<String, String> p = props();
+        p.put(DeltaSinkConfig.S3_CONDITIONAL_WRITES, "false");
+        Configuration conf = storage(p).hadoopConf();
+        for (String scheme : StorageSettings.S3_SCHEMES) {
+            assertTrue(LogStoreProvider.getLogStore(defaults, scheme) instanceof ConditionalPutLogStore, scheme);
+            assertEquals(StorageSettings.SINGLE_DRIVER_LOG_STORE,
+                    LogStoreProvider.getLogStore(conf, scheme).getClass().getName(), scheme);
+        }
+        assertNull(conf.get("fs.s3a.create.conditional.enabled"), "no conditional create asked of S3A");
+        assertEquals("false", conf.get("fs.s3a.create.performance"));
     }
 
     @Test
