@@ -195,7 +195,7 @@ public final class SinkSession {
                 fail(fatalError);
                 throw fatal;
             }
-            log.warn("Still cannot read the positions of {} from the table: {}", unresolved, failures.describe(e), e);
+            log.warn("Still cannot read the positions of {} from the table: {}", unresolved, failures.describe(e));
             throw retry(e);
         }
         positions.rewind(place(unresolved, snapshot));
@@ -256,8 +256,9 @@ public final class SinkSession {
                     fail(fatalError);
                     throw fatal;
                 }
+                // the worker logs the RetriableException with its cause
                 log.warn("Writing data files failed: {}; dropping the batch and reading again from the table's offsets",
-                        failures.describe(e), e);
+                        failures.describe(e));
                 discardBatch(list.subList(i, list.size()));
                 throw retry(e);
             }
