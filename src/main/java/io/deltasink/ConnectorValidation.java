@@ -13,13 +13,17 @@ import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.convert.ColumnMapping;
 import io.deltasink.convert.ColumnType;
 import io.deltasink.convert.RowSchema;
+import io.deltasink.storage.StorageErrors;
+import io.deltasink.storage.StorageProbe;
 import io.deltasink.storage.StorageSettings;
 
 /**
  * Cross-key rules, run by {@code Connector.validate()} so the REST validate call shows them on
  * the right field before any task starts: the mapping parses, not-null and partition columns
  * are columns of the mapping, partition columns are not binary and not repeated; the S3 keys
- * are given in pairs and the S3 endpoint is a URI with a host.
+ * are given in pairs and the S3 endpoint is a URI with a host. When everything else is valid and
+ * the table is on S3, a short probe of the bucket reports access denied, a missing bucket or an
+ * unreachable endpoint on the setting to fix.
  */
 final class ConnectorValidation {
     private ConnectorValidation() {
@@ -27,10 +31,42 @@ final class ConnectorValidation {
 
     static void check(Map<String, String> props, Config config) {
         checkStorage(props, config);
-        if (hasErrors(config, DeltaSinkConfig.COLUMNS, DeltaSinkConfig.COLUMNS_NOT_NULL,
+        if (!hasErrors(config, DeltaSinkConfig.COLUMNS, DeltaSinkConfig.COLUMNS_NOT_NULL,
                 DeltaSinkConfig.PARTITION_COLUMNS)) {
+            checkMapping(props, config);
+        }
+        if (config.configValues().stream().allMatch(v -> v.errorMessages().isEmpty())) {
+            probeBucket(props, config);
+        }
+    }
+
+    /**
+     * Asks the S3 server (bounded, see {@link StorageProbe}) whether the bucket exists and the keys
+     * may read it; a permanent problem or an unreachable endpoint goes on the setting to fix.
+     */
+    private static void probeBucket(Map<String, String> props, Config config) {
+        DeltaSinkConfig parsed;
+        StorageSettings storage;
+        try {
+            parsed = new DeltaSinkConfig(props);
+            storage = StorageSettings.from(parsed);
+        } catch (RuntimeException e) {
+            return; // reported on its field already
+        }
+        if (!StorageErrors.onS3(storage.tableUri())) {
             return;
         }
+        StorageProbe.check(storage).ifPresent(failure -> {
+            StorageErrors errors = StorageErrors.of(parsed);
+            String setting = errors.setting(failure);
+            if (setting != null) {
+                String message = errors.message(failure);
+                value(config, setting).ifPresent(v -> v.addErrorMessage(message));
+            }
+        });
+    }
+
+    private static void checkMapping(Map<String, String> props, Config config) {
         DeltaSinkConfig parsed;
         try {
             parsed = new DeltaSinkConfig(props);

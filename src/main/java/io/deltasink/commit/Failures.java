@@ -5,30 +5,60 @@ import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.errors.RetriableException;
 
+import io.deltasink.storage.StorageErrors;
+
 /**
- * The one exception policy. Retriable: storage blips and lost commit races: the session drops
- * what it buffered, rewinds to the table's offsets, waits and carries on. Fatal: a problem the
- * user must fix (configuration, a table that does not match, a bad record without tolerance):
- * the task fails with a message that says what to change.
+ * The one exception policy.
+ *
+ * <p>Fatal: a problem the user must fix. A permanent storage problem (S3 access denied, no such
+ * bucket, an endpoint host that does not resolve, a store without conditional writes) fails the
+ * task at once with a message from {@link StorageErrors} naming the setting to change; so do
+ * configuration errors, a table that does not match, a bad record without tolerance.
+ *
+ * <p>Retriable: storage blips (connection refused or reset, timeouts, HTTP 5xx, throttling) and
+ * commit races lost too often. The session drops what it buffered and rewinds to the table's
+ * offsets; the wait happens in the worker, not in the task thread: {@code put()} hands the
+ * rewinds to {@code context.offset}, sets {@code context.timeout} (exponential from
+ * commit.retry.backoff.ms, capped) and throws {@link RetriableException}, so the worker pauses
+ * the partitions, waits in its poll (keeping the group membership) and delivers the same batch
+ * again. A failure in {@code preCommit} or {@code open} is remembered and raised by the next
+ * {@code put()}, because neither may throw: Connect would rewind to its own committed offsets
+ * (preCommit) or kill the task (open).
  */
 final class Failures {
-    private Failures() {
+    private final StorageErrors storage;
+
+    Failures(StorageErrors storage) {
+        this.storage = storage;
     }
 
-    static boolean isFatal(Throwable t) {
-        if (t instanceof RetriableException) {
-            return false;
+    /** The error that stops the task for this failure, or null when it is worth retrying. */
+    ConnectException fatal(Throwable t) {
+        StorageErrors.Problem problem = StorageErrors.classify(t);
+        if (problem.permanent()) {
+            return new ConnectException(storage.message(t), t);
         }
-        return t instanceof ConfigException
+        if (problem == StorageErrors.Problem.UNREACHABLE || t instanceof RetriableException) {
+            return null;
+        }
+        boolean fatal = t instanceof ConfigException
                 || t instanceof DataException
-                || (t instanceof ConnectException)
+                || t instanceof ConnectException
                 || t instanceof IllegalArgumentException
                 || t instanceof IllegalStateException
                 || t instanceof UnsupportedOperationException
                 || t instanceof Error;
+        if (!fatal) {
+            return null;
+        }
+        return t instanceof ConnectException ce ? ce : new ConnectException(t.getMessage(), t);
     }
 
-    static ConnectException asFatal(Throwable t) {
-        return t instanceof ConnectException ce ? ce : new ConnectException(t.getMessage(), t);
+    /** A retriable failure, for the log: what happened to the table (names s3.endpoint when unreachable). */
+    String describe(Throwable t) {
+        if (t instanceof RetriableException && StorageErrors.classify(t) == StorageErrors.Problem.TRANSIENT) {
+            return t.getMessage();
+        }
+        return storage.message(t);
     }
 }

@@ -20,7 +20,8 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * batch, and rewinds waiting to be handed to the worker. Pure bookkeeping, no I/O.
  *
  * <p>Rewinds decided outside {@code put()} (in a commit or in {@code close()}) wait here and are
- * handed to the worker at the end of the next {@code put()}, only for partitions still assigned:
+ * handed to the worker at the end of the next {@code put()} (or before it throws a
+ * RetriableException), only for partitions still assigned:
  * the worker seeks every requested offset at its next poll, even for a partition a rebalance took
  * away in between, and that seek would kill the task.
  *
@@ -135,6 +136,26 @@ final class PartitionPositions {
         clearBatch();
         seeks.keySet().retainAll(assigned);
         pendingSeeks.putAll(seeks);
+    }
+
+    /** Rewinds decided now (positions read late): handed at the end of the next put(). */
+    void rewind(Map<TopicPartition, Long> seeks) {
+        for (Map.Entry<TopicPartition, Long> e : seeks.entrySet()) {
+            if (assigned.contains(e.getKey())) {
+                pendingSeeks.put(e.getKey(), e.getValue());
+            }
+        }
+    }
+
+    /**
+     * The rewinds to hand to the worker before put() throws a RetriableException; they stay pending,
+     * because the worker seeks and then delivers the same batch again: its records ahead of a rewind
+     * must be skipped (they come again after the seek), and the rewind is requested once more at the
+     * end of that put().
+     */
+    Map<TopicPartition, Long> pendingSeeks() {
+        pendingSeeks.keySet().retainAll(assigned);
+        return new HashMap<>(pendingSeeks);
     }
 
     /** The rewinds to hand to the worker now (still-assigned partitions only); forgets them. */

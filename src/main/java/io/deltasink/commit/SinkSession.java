@@ -9,7 +9,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 import org.apache.hadoop.fs.FileSystem;
@@ -18,6 +20,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.slf4j.Logger;
@@ -27,6 +30,7 @@ import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.convert.RecordConverter;
 import io.deltasink.metrics.PluginSinkMetrics;
 import io.deltasink.metrics.SinkMetrics;
+import io.deltasink.storage.StorageErrors;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.table.DataFile;
 import io.deltasink.table.DeltaTable;
@@ -44,6 +48,11 @@ import io.deltasink.write.WriterSettings;
  * are already in the table or in the batch and are skipped, so a redelivery never duplicates.
  * Whenever buffered work must be dropped (storage failure, lost fencing), the files are
  * deleted and the consumer is rewound to the table's offsets, so nothing is lost either.
+ *
+ * <p>Failures follow {@link Failures}: a permanent one stops the task with a message naming the
+ * setting to fix; a transient one makes {@code put()} throw {@link RetriableException} after
+ * {@code context.timeout}, so the worker waits and redelivers. A partition whose table position
+ * could not be read in {@code open()} takes no record until the next {@code put()} has read it.
  */
 public final class SinkSession {
     private static final Logger log = LoggerFactory.getLogger(SinkSession.class);
@@ -53,19 +62,23 @@ public final class SinkSession {
     private final DeltaTable table;
     private final SinkTaskContext context;
     private final Clock clock;
-    private final TableCommitter.Sleeper sleeper;
     private final Function<SinkRecord, RecordConverter> converterFactory;
     private final BadRecords badRecords;
     private final String engineInfo;
     private final TableCommitter committer;
     private final SinkMetrics metrics;
+    private final Failures failures;
 
     private RecordConverter converter;
     private PartitionedWriter writer;
     private boolean tableChecked;
 
     private final PartitionPositions positions = new PartitionPositions();
+    /** Assigned partitions whose table position is not known yet (storage failed in open()). */
+    private final Set<TopicPartition> unresolved = new TreeSet<>(PartitionPositions.ORDER);
     private ConnectException fatal;
+    /** A transient failure outside put() (a commit): the next put() makes the worker wait and redeliver. */
+    private Throwable retryCause;
     private int consecutiveFailures;
     private long tombstones;
 
@@ -80,7 +93,6 @@ public final class SinkSession {
         this.storage = storage;
         this.context = context;
         this.clock = clock;
-        this.sleeper = sleeper;
         this.converterFactory = converterFactory;
         this.engineInfo = engineInfo;
         this.table = new DeltaTable(storage.createEngine(), storage.tableUri());
@@ -88,6 +100,12 @@ public final class SinkSession {
         this.committer = new TableCommitter(table, engineInfo, config.commitMaxRetries(), config.retryBackoffMs(), sleeper);
         this.converter = converterFactory.apply(null);
         this.metrics = PluginSinkMetrics.of(context);
+        this.failures = new Failures(StorageErrors.of(config));
+        if (!config.s3ConditionalWrites() && StorageErrors.onS3(storage.tableUri())) {
+            log.warn("{}=false: commits to {} use Delta's single-JVM S3 log store, without conditional writes. Only ONE "
+                    + "connector task in ONE worker may write this table (tasks.max=1, no other writer), or commits can "
+                    + "be lost", DeltaSinkConfig.S3_CONDITIONAL_WRITES, storage.tableUri());
+        }
     }
 
     private static org.apache.kafka.connect.sink.ErrantRecordReporter errantReporter(SinkTaskContext context) {
@@ -106,12 +124,37 @@ public final class SinkSession {
     // ---- assignment -------------------------------------------------------------------------
 
     public void open(Collection<TopicPartition> partitions) {
-        Optional<TableSnapshot> snapshot = retrying("open the table", () -> {
-            if (converter != null) {
-                return Optional.of(ensureTable());
+        Optional<TableSnapshot> snapshot;
+        try {
+            snapshot = readTable();
+        } catch (RuntimeException e) {
+            ConnectException fatalError = failures.fatal(e);
+            if (fatalError != null) {
+                log.error("Task stops: {}", fatalError.getMessage());
+                throw fatalError;
             }
-            return table.latest();
-        });
+            // Throwing here would kill the task: the next put() reads the positions (the worker waits between tries)
+            unresolved.addAll(partitions);
+            log.warn("Assigned {} but cannot read their positions from the table yet: {}; no record of them is "
+                    + "taken until the table answers", partitions, failures.describe(e), e);
+            return;
+        }
+        Map<TopicPartition, Long> seeks = place(partitions, snapshot);
+        if (!seeks.isEmpty()) {
+            context.offset(seeks);
+        }
+    }
+
+    /** The latest snapshot, the table created or checked first when the columns are known. */
+    private Optional<TableSnapshot> readTable() {
+        if (converter != null) {
+            return Optional.of(ensureTable());
+        }
+        return table.latest();
+    }
+
+    /** Takes the partitions' positions from the snapshot; returns where the consumer must seek. */
+    private Map<TopicPartition, Long> place(Collection<TopicPartition> partitions, Optional<TableSnapshot> snapshot) {
         Map<TopicPartition, Long> seeks = new HashMap<>();
         Map<TopicPartition, String> report = new TreeMap<>(PartitionPositions.ORDER);
         for (TopicPartition tp : partitions) {
@@ -130,11 +173,32 @@ public final class SinkSession {
                 }
             }
         }
-        if (!seeks.isEmpty()) {
-            context.offset(seeks);
-        }
         log.info("Assigned {} partition(s) for table {} at version {}; resuming at {}", partitions.size(),
                 storage.tableUri(), snapshot.map(s -> Long.toString(s.version())).orElse("(none yet)"), report);
+        return seeks;
+    }
+
+    /**
+     * Reads the positions open() could not (at the start of put(), before any record is looked at):
+     * the rewinds are handed to the worker at the end of this put() and records ahead of them are
+     * skipped meanwhile. Throws while storage stays down.
+     */
+    private void resolvePositions() {
+        Optional<TableSnapshot> snapshot;
+        try {
+            snapshot = readTable();
+        } catch (RuntimeException e) {
+            ConnectException fatalError = failures.fatal(e);
+            if (fatalError != null) {
+                fail(fatalError);
+                throw fatal;
+            }
+            log.warn("Still cannot read the positions of {} from the table: {}", unresolved, failures.describe(e));
+            throw retry(e);
+        }
+        positions.rewind(place(unresolved, snapshot));
+        unresolved.clear();
+        consecutiveFailures = 0;
     }
 
     public void close(Collection<TopicPartition> partitions) {
@@ -146,6 +210,7 @@ public final class SinkSession {
             discardBatch(List.of());
         }
         positions.unassign(partitions);
+        unresolved.removeAll(partitions);
     }
 
     public void stop() {
@@ -164,6 +229,14 @@ public final class SinkSession {
         if (fatal != null) {
             throw fatal;
         }
+        if (retryCause != null) {
+            Throwable cause = retryCause;
+            retryCause = null;
+            throw retry(cause); // the records are delivered again after the worker's wait
+        }
+        if (!unresolved.isEmpty()) {
+            resolvePositions();
+        }
         List<SinkRecord> list = records instanceof List<SinkRecord> l ? l : new ArrayList<>(records);
         for (int i = 0; i < list.size(); i++) {
             SinkRecord record = list.get(i);
@@ -176,15 +249,16 @@ public final class SinkSession {
             try {
                 accept(record);
             } catch (IOException | RuntimeException e) {
-                if (Failures.isFatal(e)) {
-                    fail(e);
+                ConnectException fatalError = failures.fatal(e);
+                if (fatalError != null) {
+                    fail(fatalError);
                     throw fatal;
                 }
-                log.warn("Writing data files failed; dropping the batch and reading again from the table's offsets", e);
+                // the worker logs the RetriableException with its cause
+                log.warn("Writing data files failed: {}; dropping the batch and reading again from the table's offsets",
+                        failures.describe(e));
                 discardBatch(list.subList(i, list.size()));
-                backoff();
-                requestPendingSeeks();
-                return;
+                throw retry(e);
             }
             positions.taken(tp, offset);
         }
@@ -318,14 +392,15 @@ public final class SinkSession {
             // files are left in place: if it landed they are referenced, if not they are orphans for
             // vacuum. Rewinding is safe either way: a commit that did land moved our txn versions,
             // so the next attempt is fenced and re-seeks to them.
-            if (Failures.isFatal(e)) {
-                fail(e);
+            ConnectException fatalError = failures.fatal(e);
+            if (fatalError != null) {
+                fail(fatalError);
                 return;
             }
-            log.warn("Commit to {} failed; dropping the batch and reading again from the table's offsets",
-                    storage.tableUri(), e);
+            log.warn("Commit to {} failed: {}; dropping the batch and reading again from the table's offsets",
+                    storage.tableUri(), failures.describe(e), e);
             discardBatch(List.of());
-            backoff();
+            retryCause = e; // preCommit must not throw: the next put() asks the worker to wait
         }
     }
 
@@ -361,35 +436,27 @@ public final class SinkSession {
         }
     }
 
-    private void backoff() {
-        consecutiveFailures++;
-        long wait = Math.min(TableCommitter.MAX_BACKOFF_MS,
-                config.retryBackoffMs() << Math.min(consecutiveFailures, 16));
-        try {
-            sleeper.sleep(wait);
-        } catch (InterruptedException ie) {
-            Thread.currentThread().interrupt();
+    /**
+     * Makes the worker wait and deliver the current batch again: hands the pending rewinds to it (they
+     * stay pending, so the redelivered records ahead of them are skipped and read after the seek),
+     * sets the wait (commit.retry.backoff.ms, doubling per consecutive failure, capped) and returns
+     * the exception for put() to throw.
+     */
+    private RetriableException retry(Throwable cause) {
+        Map<TopicPartition, Long> seeks = positions.pendingSeeks();
+        if (!seeks.isEmpty()) {
+            context.offset(seeks);
         }
+        long wait = Math.min(TableCommitter.MAX_BACKOFF_MS, config.retryBackoffMs() << Math.min(consecutiveFailures, 16));
+        consecutiveFailures++;
+        context.timeout(wait);
+        return new RetriableException(failures.describe(cause) + "; retrying in " + wait + " ms", cause);
     }
 
-    private void fail(Throwable e) {
-        fatal = Failures.asFatal(e);
+    private void fail(ConnectException e) {
+        fatal = e;
         log.error("Task stops: {}", e.getMessage());
         discardBatch(List.of());
-    }
-
-    private <T> T retrying(String what, java.util.function.Supplier<T> action) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return action.get();
-            } catch (RuntimeException e) {
-                if (Failures.isFatal(e) || attempt >= 5) {
-                    throw Failures.asFatal(e);
-                }
-                log.warn("Could not {} (attempt {} of 5); retrying", what, attempt, e);
-                backoff();
-            }
-        }
     }
 
     long tombstones() {

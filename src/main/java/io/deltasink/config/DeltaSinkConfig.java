@@ -148,6 +148,14 @@ public final class DeltaSinkConfig extends AbstractConfig {
             + "a plain-HTTP MinIO on a LAN.";
     static final boolean S3_SSL_ENABLED_DEFAULT = true;
 
+    public static final String S3_CONDITIONAL_WRITES = "s3.conditional.writes";
+    static final String S3_CONDITIONAL_WRITES_DOC = "Create each commit file of an s3a:// table with an S3 conditional "
+            + "write (If-None-Match), so several writers (tasks, workers, other Delta writers) never overwrite each "
+            + "other's commits. Needs a store that supports conditional writes (AWS S3, MinIO, recent S3-compatible "
+            + "servers). false: for a store without them; commits then use Delta's single-JVM S3 log store, and only "
+            + "ONE connector task in ONE worker may write the table (tasks.max=1), or commits can be lost.";
+    static final boolean S3_CONDITIONAL_WRITES_DEFAULT = true;
+
     public static final String HADOOP_PREFIX = "delta.hadoop.";
     static final String HADOOP_PREFIX_DOC = "Hadoop filesystem settings passed through: delta.hadoop.<key>=<value>, "
             + "e.g. delta.hadoop.fs.s3a.connection.maximum=8. They override what the s3.* keys set.";
@@ -220,6 +228,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
                 Importance.MEDIUM, S3_PATH_STYLE_ACCESS_DOC, GROUP_STORAGE, ++order, Width.SHORT, "Path-style access");
         def.define(S3_SSL_ENABLED, Type.BOOLEAN, S3_SSL_ENABLED_DEFAULT,
                 Importance.MEDIUM, S3_SSL_ENABLED_DOC, GROUP_STORAGE, ++order, Width.SHORT, "S3 TLS");
+        def.define(S3_CONDITIONAL_WRITES, Type.BOOLEAN, S3_CONDITIONAL_WRITES_DEFAULT,
+                Importance.LOW, S3_CONDITIONAL_WRITES_DOC, GROUP_STORAGE, ++order, Width.SHORT, "S3 conditional writes");
         return def;
     }
 
@@ -331,6 +341,10 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
     public boolean s3SslEnabled() {
         return getBoolean(S3_SSL_ENABLED);
+    }
+
+    public boolean s3ConditionalWrites() {
+        return getBoolean(S3_CONDITIONAL_WRITES);
     }
 
     /** Table properties from delta.table.property.*, prefix removed. */

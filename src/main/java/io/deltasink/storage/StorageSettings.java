@@ -29,6 +29,8 @@ public final class StorageSettings implements AutoCloseable {
     public static final List<String> S3_SCHEMES = List.of("s3a", "s3", "s3n");
     static final String S3A_CREATE_PERFORMANCE = "fs.s3a.create.performance";
     static final String S3A_CONDITIONAL_CREATE = "fs.s3a.create.conditional.enabled";
+    /** Delta's S3 log store (Kernel's default for S3): mutual exclusion within one JVM only. */
+    public static final String SINGLE_DRIVER_LOG_STORE = "io.delta.storage.S3SingleDriverLogStore";
 
     private final String tableUri;
     private final Configuration hadoopConf;
@@ -73,9 +75,18 @@ public final class StorageSettings implements AutoCloseable {
         return "io.delta.kernel.logStore." + scheme.toLowerCase(Locale.ROOT) + ".impl";
     }
 
-    /** Storage for the connector's table: the s3.* settings mapped to S3A, then delta.hadoop.* on top. */
+    /**
+     * Storage for the connector's table: the s3.* settings mapped to S3A, then delta.hadoop.* on top.
+     * With s3.conditional.writes=false the S3 schemes get Delta's single-JVM log store instead of
+     * {@link ConditionalPutLogStore} (unless delta.hadoop.* names a log store).
+     */
     public static StorageSettings from(DeltaSinkConfig config) {
         Map<String, String> settings = new LinkedHashMap<>(s3aSettings(config));
+        if (!config.s3ConditionalWrites()) {
+            for (String scheme : S3_SCHEMES) {
+                settings.put(logStoreKey(scheme), SINGLE_DRIVER_LOG_STORE);
+            }
+        }
         settings.putAll(config.hadoopSettings());
         return new StorageSettings(config.tableLocation(), settings);
     }

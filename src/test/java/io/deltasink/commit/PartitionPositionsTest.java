@@ -96,4 +96,33 @@ class PartitionPositionsTest {
         assertFalse(p.batchMoved());
         assertEquals(Map.of(TP0, 10L, TP1, 7L), p.takeSeeks(), "a revoked partition is never sought");
     }
+
+    @Test
+    void rewindsHandedBeforeARetryStayPendingForTheRedeliveredBatch() {
+        // WorkerSinkTask after a RetriableException from put(): it seeks (context.offset), waits, then
+        // delivers the same batch again; records ahead of the rewind in it must wait for the seek
+        PartitionPositions p = new PartitionPositions();
+        p.assign(TP0, Optional.of(10L));
+        p.assign(TP1, Optional.of(50L));
+        p.taken(TP0, 10);
+        p.taken(TP0, 11);
+        p.dropBatch(List.of(SinkRecords.of("t", 0, 12, "x"), SinkRecords.of("t", 1, 60, "x")));
+        assertEquals(Map.of(TP0, 10L, TP1, 50L), p.pendingSeeks());
+        assertEquals(Map.of(TP0, 10L, TP1, 50L), p.pendingSeeks(), "still pending after being handed");
+
+        assertFalse(p.admit(TP0, 12), "redelivered, ahead of the rewind");
+        assertFalse(p.admit(TP1, 60), "redelivered, ahead of the rewind");
+        assertEquals(Map.of(TP0, 10L, TP1, 50L), p.takeSeeks(), "asked for again after the redelivery");
+        assertTrue(p.admit(TP0, 10), "after the seek");
+        assertTrue(p.admit(TP1, 50), "after the seek");
+    }
+
+    @Test
+    void aLateRewindOnlyAppliesToAssignedPartitions() {
+        PartitionPositions p = new PartitionPositions();
+        p.assign(TP0, Optional.of(25L));
+        p.rewind(Map.of(TP0, 25L, TP1, 3L));
+        assertFalse(p.admit(TP0, 40), "the group ran ahead of the table: wait for the seek");
+        assertEquals(Map.of(TP0, 25L), p.takeSeeks());
+    }
 }

@@ -22,6 +22,8 @@ final class RecordingContext implements SinkTaskContext {
     final List<SinkRecord> reported = new ArrayList<>();
     final List<Throwable> reportedErrors = new ArrayList<>();
     int commitRequests;
+    /** Every wait the task asked for with timeout(), in order. */
+    final List<Long> timeouts = new ArrayList<>();
     /** The worker's metrics registry as a real worker would hand it out (per-task plugin metrics). */
     final org.apache.kafka.common.metrics.Metrics metrics = new org.apache.kafka.common.metrics.Metrics();
     private final boolean withReporter;
@@ -47,6 +49,7 @@ final class RecordingContext implements SinkTaskContext {
 
     @Override
     public void timeout(long timeoutMs) {
+        timeouts.add(timeoutMs);
     }
 
     @Override

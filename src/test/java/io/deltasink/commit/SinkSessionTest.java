@@ -32,6 +32,7 @@ import io.deltasink.convert.ColumnMapping;
 import io.deltasink.convert.MappingConverter;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.LogCapture;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
 
@@ -341,5 +342,21 @@ class SinkSessionTest {
         assertEquals(20, rows.size());
         assertTrue(rows.get(0).containsKey("device_id") && rows.get(0).get("device_type").equals("smart_plug"),
                 rows.get(0).toString());
+    }
+
+    @Test
+    void withoutConditionalWritesTheTaskWarnsThatOnlyOneWriterIsSafe() {
+        String table = "s3a://sensor-data/delta/single_writer";
+        for (String value : List.of("true", "false")) {
+            try (LogCapture logs = new LogCapture()) {
+                session(new RecordingContext(false), Map.of(DeltaSinkConfig.TABLE_LOCATION, table,
+                        DeltaSinkConfig.S3_CONDITIONAL_WRITES, value));
+                List<String> warnings = logs.lines().stream().filter(l -> l.startsWith("WARN")
+                        && l.contains("s3.conditional.writes=false") && l.contains(table)
+                        && l.contains("Only ONE connector task in ONE worker") && l.contains("commits can be lost"))
+                        .distinct().toList(); // the capture may see a line once per logger config
+                assertEquals(value.equals("false") ? 1 : 0, warnings.size(), value + ": " + logs.lines());
+            }
+        }
     }
 }

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.delta.kernel.defaults.internal.logstore.LogStoreProvider;
 import io.deltasink.config.DeltaSinkConfig;
 
 class StorageSettingsTest {
@@ -130,6 +131,21 @@ class StorageSettingsTest {
         p.put("s3.endpoint", "http://");
         ConfigException e = assertThrows(ConfigException.class, () -> storage(p));
         assertTrue(e.getMessage().startsWith("s3.endpoint"), e.getMessage());
+    }
+
+    @Test
+    void withoutConditionalWritesKernelUsesTheSingleJvmLogStore() {
+        Configuration defaults = storage(props()).hadoopConf();
+        Map<String, String> p = props();
+        p.put(DeltaSinkConfig.S3_CONDITIONAL_WRITES, "false");
+        Configuration conf = storage(p).hadoopConf();
+        for (String scheme : StorageSettings.S3_SCHEMES) {
+            assertTrue(LogStoreProvider.getLogStore(defaults, scheme) instanceof ConditionalPutLogStore, scheme);
+            assertEquals(StorageSettings.SINGLE_DRIVER_LOG_STORE,
+                    LogStoreProvider.getLogStore(conf, scheme).getClass().getName(), scheme);
+        }
+        assertNull(conf.get("fs.s3a.create.conditional.enabled"), "no conditional create asked of S3A");
+        assertEquals("false", conf.get("fs.s3a.create.performance"));
     }
 
     @Test
