@@ -53,17 +53,19 @@ final class ConnectorValidation {
         } catch (RuntimeException e) {
             return; // reported on its field already
         }
-        if (!StorageErrors.onS3(storage.tableUri())) {
-            return;
-        }
-        StorageProbe.check(storage).ifPresent(failure -> {
-            StorageErrors errors = StorageErrors.of(parsed);
-            String setting = errors.setting(failure);
-            if (setting != null) {
-                String message = errors.message(failure);
-                value(config, setting).ifPresent(v -> v.addErrorMessage(message));
+        try (storage) {
+            if (!StorageErrors.onS3(storage.tableUri())) {
+                return;
             }
-        });
+            StorageProbe.check(storage).ifPresent(failure -> {
+                StorageErrors errors = StorageErrors.of(parsed);
+                String setting = errors.setting(failure);
+                if (setting != null) {
+                    String message = errors.message(failure);
+                    value(config, setting).ifPresent(v -> v.addErrorMessage(message));
+                }
+            });
+        }
     }
 
     private static void checkMapping(Map<String, String> props, Config config) {

@@ -91,6 +91,17 @@ final class FileSystemScope implements AutoCloseable {
         return OPEN.size();
     }
 
+    /**
+     * A copy of the scope's configuration that builds the real implementations again, outside any
+     * scope: for a short-lived file system with settings of its own, which its user closes.
+     */
+    Configuration unscopedCopy() {
+        Configuration copy = new Configuration(conf);
+        realImpls.forEach((scheme, impl) -> copy.set("fs." + scheme + ".impl", impl));
+        copy.unset(ID_KEY);
+        return copy;
+    }
+
     /** The real file system for the scheme and bucket of {@code uri}, created on first use. */
     synchronized FileSystem shared(URI uri) throws IOException {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);

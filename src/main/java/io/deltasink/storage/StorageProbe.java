@@ -38,7 +38,7 @@ public final class StorageProbe {
      * or the probe did not finish in time.
      */
     public static Optional<Throwable> check(StorageSettings storage) {
-        Configuration conf = new Configuration(storage.hadoopConf());
+        Configuration conf = storage.fileSystems().unscopedCopy(); // its own S3A, with the settings below
         conf.setInt("fs.s3a.attempts.maximum", 1);
         conf.setInt("fs.s3a.retry.limit", 0);
         conf.setInt("fs.s3a.retry.throttle.limit", 0);
