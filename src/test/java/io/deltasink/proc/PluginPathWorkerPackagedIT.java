@@ -115,16 +115,32 @@ class PluginPathWorkerPackagedIT {
             Map<TopicPartition, Long> ends = TableProgress.endOffsets(admin, TableProgress.partitions(topic, PARTITIONS));
             TableProgress.awaitCaughtUp(table, connector, ends, Duration.ofSeconds(120), () -> worker.logTail(60));
 
-            String log = Files.readString(worker.logFile());
+            // the task logs its commit line just after the commit file landed: give it a moment
+            String log = awaitLogLine(worker, "Committed version", Duration.ofSeconds(30));
             assertTrue(log.contains("Loading plugin from: " + component), "the worker loaded the plugin from "
                     + component + " (plugin.path); log:\n" + worker.logTail(80));
-            assertTrue(log.contains("Committed version"), "INFO line per commit in the worker log");
             assertFalse(log.contains("ClassNotFoundException") || log.contains("NoClassDefFoundError")
                     || log.contains("UnsatisfiedLinkError"), "class loading errors in the worker log:\n" + log);
 
             verifyTable(table, codec);
         } finally {
             worker.stop();
+        }
+    }
+
+    private static String awaitLogLine(WorkerProcess worker, String text, Duration timeout)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            String log = Files.readString(worker.logFile());
+            if (log.contains(text)) {
+                return log;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no \"" + text + "\" in the worker log within " + timeout + ":\n"
+                        + worker.logTail(60));
+            }
+            Thread.sleep(200);
         }
     }
 
