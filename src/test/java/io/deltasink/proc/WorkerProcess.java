@@ -23,8 +23,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
- * A Kafka Connect distributed worker in a JVM of its own, started from this JVM's class path
- * (so the connector under test is found by Connect's class-path plugin scan).
+ * A Kafka Connect distributed worker in a JVM of its own. By default it is started with this JVM's
+ * java and class path (so the connector under test is found by Connect's class-path plugin scan);
+ * a {@link Launch} picks another JDK and a plain worker class path, with the connector coming from
+ * {@code plugin.path} as in production.
  *
  * <p>{@link #kill()} is SIGKILL: no shutdown hook, no task stop, no final offset commit; what a
  * power cut or the OOM killer does. A restart after {@link #kill()} or {@link #stop()} reuses the
@@ -41,6 +43,7 @@ public final class WorkerProcess implements AutoCloseable {
     private final String maxHeap;
     private final List<String> jvmArgs;
     private final Map<String, String> workerOverrides;
+    private final Launch launch;
     private final Path logFile;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -55,6 +58,16 @@ public final class WorkerProcess implements AutoCloseable {
      */
     public WorkerProcess(String bootstrapServers, String groupId, Path workDir, String maxHeap, List<String> jvmArgs,
                          Map<String, String> workerOverrides) {
+        this(bootstrapServers, groupId, workDir, maxHeap, jvmArgs, workerOverrides, Launch.testClassPath());
+    }
+
+    /**
+     * @param launch the JDK and class path of the worker JVM; put {@code plugin.path} into
+     *               {@code workerOverrides} when the class path has no connector
+     */
+    public WorkerProcess(String bootstrapServers, String groupId, Path workDir, String maxHeap, List<String> jvmArgs,
+                         Map<String, String> workerOverrides, Launch launch) {
+        this.launch = launch;
         this.bootstrapServers = bootstrapServers;
         this.groupId = groupId;
         this.workDir = workDir;
@@ -88,10 +101,10 @@ public final class WorkerProcess implements AutoCloseable {
         Path props = writeWorkerProperties();
         Path log4j = writeLogConfig();
         Path argFile = workDir.resolve("jvm.args");
-        Files.writeString(argFile, "-cp " + quote(ChildClasspath.current()) + "\n");
+        Files.writeString(argFile, "-cp " + quote(launch.classPath()) + "\n");
 
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(launch.javaHome().resolve("bin").resolve("java").toString());
         command.add("-Xmx" + maxHeap);
         command.addAll(jvmArgs);
         command.add("-Dlog4j2.configurationFile=" + log4j.toUri());
@@ -165,7 +178,7 @@ public final class WorkerProcess implements AutoCloseable {
     /** Runs {@code jcmd <pid> <command...>} against the worker JVM and returns its output. */
     public String jcmd(String... command) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
+        cmd.add(launch.javaHome().resolve("bin").resolve("jcmd").toString());
         cmd.add(Long.toString(process.pid()));
         cmd.addAll(List.of(command));
         Process jcmd = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -199,6 +212,15 @@ public final class WorkerProcess implements AutoCloseable {
             }
             Thread.sleep(500);
         }
+    }
+
+    /** GET /connector-plugins: the connector classes this worker found, with type and version. */
+    public JsonNode connectorPlugins() throws IOException, InterruptedException {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(uri("/connector-plugins")).GET());
+        if (response.statusCode() != 200) {
+            throw new IOException("GET /connector-plugins: HTTP " + response.statusCode() + ": " + response.body());
+        }
+        return JSON.readTree(response.body());
     }
 
     /** GET /connectors/{name}/status; null while the connector is unknown to the worker. */
@@ -348,10 +370,20 @@ public final class WorkerProcess implements AutoCloseable {
                 "logger.sinktask.level = INFO",
                 "logger.herder.name = org.apache.kafka.connect.runtime.distributed.DistributedHerder",
                 "logger.herder.level = INFO",
+                "logger.scanner.name = org.apache.kafka.connect.runtime.isolation.PluginScanner",
+                "logger.scanner.level = INFO",
                 "");
         Path file = workDir.resolve("worker-log4j2.properties");
         Files.writeString(file, config, StandardCharsets.UTF_8);
         return file;
+    }
+
+    /** The worker JVM's JDK and class path. */
+    public record Launch(Path javaHome, String classPath) {
+        /** This JVM's JDK and class path: the connector is on the worker's class path. */
+        public static Launch testClassPath() {
+            return new Launch(Path.of(System.getProperty("java.home")), ChildClasspath.current());
+        }
     }
 
     /** Quotes an argument for a java @argfile (backslashes and quotes escaped). */

@@ -1,0 +1,219 @@
+package io.deltasink.proc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.deltasink.dist.ComponentZip;
+import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.SensorEvents;
+
+/**
+ * The built component archive in a Connect worker as operators run it: the zip unzipped into a
+ * directory that is the worker's {@code plugin.path}, the worker ({@code ConnectDistributed}) in
+ * its own JVM with a plain Connect class path (connect-runtime and its dependencies, resolved by
+ * the build from src/test/worker/pom.xml, no connector classes), so the plugin is loaded by the
+ * worker's isolated plugin class loader from the zip's lib/. The connector is created with
+ * {@code PUT /connectors/<name>/config} from the example config the zip ships in etc/, consumes
+ * a topic on a real broker to its end, and the table is read back with the independent reader.
+ *
+ * <p>Once on a Java 17 worker and once on a Java 25 worker (a Pi's worker may be either); the Java
+ * 25 run writes zstd, the Java 17 run the default snappy, so both codecs' native libraries from
+ * lib/ are loaded by a worker.
+ */
+class PluginPathWorkerPackagedIT {
+    private static final String CONNECTOR_CLASS = "io.deltasink.DeltaSinkConnector";
+    private static final int PARTITIONS = 3;
+    private static final int EVENTS = 3_000;
+
+    private static EmbeddedKafkaCluster kafka;
+
+    @BeforeAll
+    static void startBroker() {
+        kafka = new EmbeddedKafkaCluster(1, new Properties());
+        kafka.start();
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        if (kafka != null) {
+            kafka.stop();
+        }
+    }
+
+    @ParameterizedTest(name = "Java {0} worker, {1}")
+    @CsvSource({"17, snappy", "25, zstd"})
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void workerLoadsThePluginFromPluginPathAndWritesTheTopicToATable(int javaFeature, String codec) throws Exception {
+        Path work = Files.createTempDirectory(Path.of("target"), "plugin-path-java" + javaFeature + "-").toAbsolutePath();
+        Path pluginPath = work.resolve("plugins");
+        Files.createDirectories(pluginPath);
+        Path component = ComponentZip.unzipInto(pluginPath);
+
+        Path javaHome = Jdks.require(javaFeature);
+        String classPath = workerClassPath();
+        WorkerProcess.Launch launch = new WorkerProcess.Launch(javaHome, classPath);
+
+        String topic = "sensor-events-java" + javaFeature;
+        Path table = work.resolve("sensor_events");
+        Preset preset = Preset.load(component.resolve("etc").resolve("sensor-events-local.json"))
+                .with("topics", topic)
+                .with("table.location", table.toString())
+                .with("parquet.compression", codec)
+                .withExtraColumns("kafka_partition:int=@partition", "kafka_offset:long=@offset");
+        String connector = preset.name() + "-java" + javaFeature;
+
+        WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "plugin-path-java" + javaFeature,
+                work.resolve("worker"), "384m", List.of(), Map.of("plugin.path", pluginPath.toString()), launch);
+        try (Admin admin = kafka.createAdminClient()) {
+            kafka.createTopic(topic, PARTITIONS);
+            produce(topic);
+            worker.start();
+
+            JsonNode plugin = findPlugin(worker.connectorPlugins());
+            assertEquals("sink", plugin.path("type").asText(), "plugin type in GET /connector-plugins");
+            assertEquals(System.getProperty("project.version"), plugin.path("version").asText(),
+                    "plugin version in GET /connector-plugins");
+
+            worker.putConnectorConfig(connector, preset.config());
+            worker.awaitTasksRunning(connector, 1, Duration.ofSeconds(90));
+
+            Map<TopicPartition, Long> ends = TableProgress.endOffsets(admin, TableProgress.partitions(topic, PARTITIONS));
+            TableProgress.awaitCaughtUp(table, connector, ends, Duration.ofSeconds(120), () -> worker.logTail(60));
+
+            // the task logs its commit line just after the commit file landed: give it a moment
+            String log = awaitLogLine(worker, "Committed version", Duration.ofSeconds(30));
+            assertTrue(log.contains("Loading plugin from: " + component), "the worker loaded the plugin from "
+                    + component + " (plugin.path); log:\n" + worker.logTail(80));
+            assertFalse(log.contains("ClassNotFoundException") || log.contains("NoClassDefFoundError")
+                    || log.contains("UnsatisfiedLinkError"), "class loading errors in the worker log:\n" + log);
+
+            verifyTable(table, codec);
+        } finally {
+            worker.stop();
+        }
+    }
+
+    private static String awaitLogLine(WorkerProcess worker, String text, Duration timeout)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            String log = Files.readString(worker.logFile());
+            if (log.contains(text)) {
+                return log;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no \"" + text + "\" in the worker log within " + timeout + ":\n"
+                        + worker.logTail(60));
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    /** connect-runtime and its dependencies only: the connector must come from plugin.path. */
+    private static String workerClassPath() throws IOException {
+        String file = System.getProperty("connect.worker.classpath");
+        assertTrue(file != null && Files.isRegularFile(Path.of(file)),
+                "no worker class path file " + file + " (written by the build in pre-integration-test)");
+        String classPath = Files.readString(Path.of(file)).trim();
+        for (String entry : classPath.split(File.pathSeparator)) {
+            assertTrue(entry.endsWith(".jar"), "worker class path entry is not a jar: " + entry);
+            assertFalse(Path.of(entry).getFileName().toString().startsWith("kafka-connect-delta-sink")
+                    || entry.contains("delta-kernel"), "connector on the worker class path: " + entry);
+        }
+        assertTrue(classPath.contains("connect-runtime-"), "connect-runtime on the worker class path: " + classPath);
+        return classPath;
+    }
+
+    private static JsonNode findPlugin(JsonNode plugins) {
+        for (JsonNode p : plugins) {
+            if (CONNECTOR_CLASS.equals(p.path("class").asText())) {
+                return p;
+            }
+        }
+        throw new AssertionError(CONNECTOR_CLASS + " not in GET /connector-plugins: " + plugins);
+    }
+
+    private static void produce(String topic) throws Exception {
+        Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 5);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
+                new StringSerializer())) {
+            for (int seq = 0; seq < EVENTS; seq++) {
+                SensorEvents.Event e = SensorEvents.event(seq);
+                producer.send(new ProducerRecord<>(topic, seq % PARTITIONS, e.deviceId(), e.json()));
+            }
+            producer.flush();
+        }
+    }
+
+    /** Every event once, each row holding the event its partition and offset were produced with. */
+    private static void verifyTable(Path table, String codec) throws IOException {
+        List<Map<String, Object>> rows = DeltaTableReader.readAll(table.toString());
+        assertEquals(EVENTS, rows.size(), "rows in the table");
+        Set<String> seen = new TreeSet<>();
+        List<String> mismatches = new ArrayList<>();
+        for (Map<String, Object> row : rows) {
+            int partition = ((Number) row.get("kafka_partition")).intValue();
+            long offset = ((Number) row.get("kafka_offset")).longValue();
+            seen.add(partition + "@" + offset);
+            SensorEvents.Event sent = SensorEvents.event(offset * PARTITIONS + partition);
+            if (!sent.deviceId().equals(row.get("device_id")) || !sent.deviceType().equals(row.get("device_type"))
+                    || !sent.ingestedAt().equals(row.get("event_time"))) {
+                mismatches.add(partition + "@" + offset + ": " + row);
+            }
+        }
+        assertEquals(EVENTS, seen.size(), "distinct (partition, offset) pairs");
+        assertTrue(mismatches.isEmpty(), "rows not matching the produced events: " + mismatches);
+        // the codec from the Parquet footers: the worker really loaded the codec's native library
+        try (var files = Files.walk(table)) {
+            List<Path> parquet = files.filter(p -> p.toString().endsWith(".parquet")).toList();
+            assertFalse(parquet.isEmpty(), "no Parquet files");
+            for (Path p : parquet) {
+                try (ParquetFileReader reader = ParquetFileReader.open(
+                        HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(p.toUri()), new Configuration()))) {
+                    for (BlockMetaData block : reader.getFooter().getBlocks()) {
+                        for (ColumnChunkMetaData column : block.getColumns()) {
+                            assertEquals(CompressionCodecName.fromConf(codec), column.getCodec(),
+                                    "codec of " + column.getPath() + " in " + p);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
