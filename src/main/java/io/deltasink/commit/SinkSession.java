@@ -218,7 +218,8 @@ public final class SinkSession {
             try {
                 writer.abort();
             } catch (IOException | RuntimeException e) {
-                log.warn("Could not remove uncommitted files on stop; vacuum will remove them", e);
+                log.warn("Could not remove uncommitted files on stop; vacuum will remove them: {}", e.toString());
+                log.debug("Removing uncommitted files failed", e);
             }
         }
     }
@@ -418,7 +419,8 @@ public final class SinkSession {
             try {
                 writer.abort();
             } catch (IOException | RuntimeException e) {
-                log.warn("Could not delete uncommitted files; vacuum will remove them", e);
+                log.warn("Could not delete uncommitted files; vacuum will remove them: {}", e.toString());
+                log.debug("Deleting uncommitted files failed", e);
             }
         }
         positions.dropBatch(unread);
@@ -431,7 +433,8 @@ public final class SinkSession {
                 FileSystem fs = p.getFileSystem(storage.hadoopConf());
                 fs.delete(p, false);
             } catch (IOException | RuntimeException e) {
-                log.warn("Could not delete uncommitted file {}; vacuum will remove it", f.path(), e);
+                log.warn("Could not delete uncommitted file {}; vacuum will remove it: {}", f.path(), e.toString());
+                log.debug("Deleting {} failed", f.path(), e);
             }
         }
     }
