@@ -98,8 +98,8 @@ class ComponentZipPackagedIT {
     @Test
     void sizeIsReportedAndStaysUnderTheCeiling() throws IOException {
         long bytes = Files.size(ComponentZip.path());
-        System.out.printf("[ComponentZipPackagedIT] %s: %.1f MB, %d jars in lib/%n", ComponentZip.path().getFileName(),
-                bytes / 1024.0 / 1024.0, jarsInLib().size());
+        System.out.printf("[ComponentZipPackagedIT] %s: %,d bytes (%.1f MiB), %d jars in lib/%n",
+                ComponentZip.path().getFileName(), bytes, bytes / 1024.0 / 1024.0, jarsInLib().size());
         assertTrue(bytes < MAX_BYTES, "archive is " + bytes + " bytes, over " + MAX_BYTES);
     }
 
