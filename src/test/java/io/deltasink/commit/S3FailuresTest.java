@@ -288,21 +288,34 @@ class S3FailuresTest {
     @Test
     void anUnknownBucketStopsTheTaskNamingTheBucketAndTableLocation() {
         String table = "s3a://no-such-bucket-x7/delta/events";
-        ConnectException e = assertThrows(ConnectException.class,
-                () -> session(table, Map.of(), new RecordingContext(false)).open(List.of(TP0)));
-        assertFalse(e instanceof RetriableException);
-        assertTrue(e.getMessage().contains("'no-such-bucket-x7'") && e.getMessage().contains("table.location")
-                && e.getMessage().contains("s3.endpoint"), e.getMessage());
+        try (LogCapture logs = new LogCapture(DEBUG_LOGGERS)) {
+            ConnectException e = assertThrows(ConnectException.class,
+                    () -> session(table, Map.of(), new RecordingContext(false)).open(List.of(TP0)));
+            assertFalse(e instanceof RetriableException);
+            assertTrue(e.getMessage().contains("'no-such-bucket-x7'") && e.getMessage().contains("table.location")
+                    && e.getMessage().contains("s3.endpoint"), e.getMessage());
+            assertNoSecretIn(e, logs);
+        }
+    }
+
+    private static void assertNoSecretIn(Throwable e, LogCapture logs) {
+        StringWriter trace = new StringWriter();
+        e.printStackTrace(new PrintWriter(trace));
+        assertFalse(trace.toString().contains(S3ProxyServer.SECRET_KEY), "the secret key is in the exception");
+        assertEquals(List.of(), logs.linesContaining(S3ProxyServer.SECRET_KEY), "a secret key was logged");
     }
 
     @Test
     void anEndpointThatDoesNotResolveStopsTheTaskNamingS3Endpoint() {
-        ConnectException e = assertThrows(ConnectException.class, () -> session(table("no_host"),
-                Map.of(DeltaSinkConfig.S3_ENDPOINT, "http://no-such-host.invalid:9000"), new RecordingContext(false))
-                .open(List.of(TP0)));
-        assertFalse(e instanceof RetriableException);
-        assertTrue(e.getMessage().contains("s3.endpoint") && e.getMessage().contains("'no-such-host.invalid'"),
-                e.getMessage());
+        try (LogCapture logs = new LogCapture(DEBUG_LOGGERS)) {
+            ConnectException e = assertThrows(ConnectException.class, () -> session(table("no_host"),
+                    Map.of(DeltaSinkConfig.S3_ENDPOINT, "http://no-such-host.invalid:9000"), new RecordingContext(false))
+                    .open(List.of(TP0)));
+            assertFalse(e instanceof RetriableException);
+            assertTrue(e.getMessage().contains("s3.endpoint") && e.getMessage().contains("'no-such-host.invalid'"),
+                    e.getMessage());
+            assertNoSecretIn(e, logs);
+        }
     }
 
     @Test
@@ -318,7 +331,7 @@ class S3FailuresTest {
             List<String> warnings = logs.lines().stream()
                     .filter(l -> l.startsWith("WARN io.deltasink") && l.contains("s3.endpoint=" + endpoint)).toList();
             assertFalse(warnings.isEmpty(), "a WARN names s3.endpoint");
-            assertEquals(List.of(), logs.linesContaining(S3ProxyServer.SECRET_KEY), "a secret key was logged");
+            assertNoSecretIn(e, logs);
             assertInstanceOf(RetriableException.class, assertThrows(RetriableException.class, () -> s.put(List.of())));
             assertEquals(List.of(50L, 100L), ctx.timeouts, "the wait doubles while the endpoint stays down");
         }
