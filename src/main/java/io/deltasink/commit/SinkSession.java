@@ -128,10 +128,8 @@ public final class SinkSession {
         try {
             snapshot = readTable();
         } catch (RuntimeException e) {
-            ConnectException fatalError = failures.fatal(e);
-            if (fatalError != null) {
-                log.error("Task stops: {}", fatalError.getMessage());
-                throw fatalError;
+            if (stopsTheTask(e)) {
+                throw fatal;
             }
             // Throwing here would kill the task: the next put() reads the positions (the worker waits between tries)
             unresolved.addAll(partitions);
@@ -188,9 +186,7 @@ public final class SinkSession {
         try {
             snapshot = readTable();
         } catch (RuntimeException e) {
-            ConnectException fatalError = failures.fatal(e);
-            if (fatalError != null) {
-                fail(fatalError);
+            if (stopsTheTask(e)) {
                 throw fatal;
             }
             log.warn("Still cannot read the positions of {} from the table: {}", unresolved, failures.describe(e));
@@ -250,9 +246,7 @@ public final class SinkSession {
             try {
                 accept(record);
             } catch (IOException | RuntimeException e) {
-                ConnectException fatalError = failures.fatal(e);
-                if (fatalError != null) {
-                    fail(fatalError);
+                if (stopsTheTask(e)) {
                     throw fatal;
                 }
                 // the worker logs the RetriableException with its cause
@@ -393,9 +387,7 @@ public final class SinkSession {
             // files are left in place: if it landed they are referenced, if not they are orphans for
             // vacuum. Rewinding is safe either way: a commit that did land moved our txn versions,
             // so the next attempt is fenced and re-seeks to them.
-            ConnectException fatalError = failures.fatal(e);
-            if (fatalError != null) {
-                fail(fatalError);
+            if (stopsTheTask(e)) {
                 return;
             }
             log.warn("Commit to {} failed: {}; dropping the batch and reading again from the table's offsets",
@@ -456,10 +448,19 @@ public final class SinkSession {
         return new RetriableException(failures.describe(cause) + "; retrying in " + wait + " ms", cause);
     }
 
-    private void fail(ConnectException e) {
-        fatal = e;
-        log.error("Task stops: {}", e.getMessage());
+    /**
+     * Whether {@code e} is permanent (see {@link Failures}); if so it is kept in {@code fatal} (every
+     * later put() throws it), logged, and the batch is dropped.
+     */
+    private boolean stopsTheTask(Throwable e) {
+        ConnectException permanent = failures.fatal(e);
+        if (permanent == null) {
+            return false;
+        }
+        fatal = permanent;
+        log.error("Task stops: {}", permanent.getMessage());
         discardBatch(List.of());
+        return true;
     }
 
     long tombstones() {
