@@ -11,8 +11,8 @@ import org.apache.kafka.common.config.ConfigValue;
 
 import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.convert.ColumnMapping;
-import io.deltasink.convert.ColumnType;
-import io.deltasink.convert.RowSchema;
+import io.deltasink.model.ColumnType;
+import io.deltasink.model.RowSchema;
 import io.deltasink.storage.StorageErrors;
 import io.deltasink.storage.StorageProbe;
 import io.deltasink.storage.StorageSettings;

@@ -10,8 +10,8 @@ import org.apache.kafka.connect.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.deltasink.model.DataFile;
 import io.deltasink.table.CommitConflictException;
-import io.deltasink.table.DataFile;
 import io.deltasink.table.DeltaTable;
 import io.deltasink.table.TableSnapshot;
 

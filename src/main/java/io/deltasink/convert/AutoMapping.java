@@ -19,6 +19,9 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
+
 /**
  * {@code columns=auto}: derives a mapping from the shape of a first record's value. Nested
  * fields are flattened, their names joined with {@code _} ({@code payload.power} becomes

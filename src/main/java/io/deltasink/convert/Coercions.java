@@ -20,6 +20,9 @@ import org.apache.kafka.connect.data.Struct;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
+
 /**
  * Turns a source value into a column's Java form (see {@link ColumnType}). Each function takes a
  * non-null value and throws {@link BadValueException} saying why it does not fit.

@@ -9,6 +9,9 @@ import java.util.stream.Collectors;
 
 import org.apache.kafka.common.config.ConfigException;
 
+import io.deltasink.model.Column;
+import io.deltasink.model.RowSchema;
+
 /**
  * A parsed column mapping: the ordered output columns and where each one's value comes from.
  * Immutable. Built by {@link #parse(String, Set)} from the {@value #COLUMNS_CONFIG} setting, or by

@@ -1,5 +1,7 @@
 package io.deltasink.convert;
 
+
+import io.deltasink.model.Column;
 /** One parsed mapping entry: the output column and where its value comes from. */
 record ColumnSpec(Column column, Source source) {
 

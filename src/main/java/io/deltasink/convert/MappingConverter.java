@@ -9,6 +9,9 @@ import java.util.Objects;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.SinkRecord;
 
+import io.deltasink.model.ColumnType;
+import io.deltasink.model.RowSchema;
+
 /**
  * Converts records to rows by a {@link ColumnMapping}. The record value may be a Connect
  * {@code Struct}, a {@code Map} (schemaless JSON), or JSON text as a {@code String} or UTF-8

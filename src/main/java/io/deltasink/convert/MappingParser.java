@@ -14,6 +14,9 @@ import java.util.regex.Pattern;
 
 import org.apache.kafka.common.config.ConfigException;
 
+import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
+
 /** Parses the {@code columns} grammar described on {@link ColumnMapping}. */
 final class MappingParser {
     /** Characters a Delta column name may not hold (without column mapping), plus the path and grammar separators. */

@@ -2,6 +2,9 @@ package io.deltasink.convert;
 
 import org.apache.kafka.connect.sink.SinkRecord;
 
+import io.deltasink.model.ColumnType;
+import io.deltasink.model.RowSchema;
+
 /** Turns one sink record into one row. Pure: no I/O, no state between records. */
 public interface RecordConverter {
 

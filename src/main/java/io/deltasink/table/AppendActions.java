@@ -22,6 +22,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import io.deltasink.model.DataFile;
+
 /**
  * Turns finished data files into {@code add} action rows through Kernel's public write path:
  * one write context per distinct partition, {@link DataFileStatus} with

@@ -16,7 +16,6 @@ import io.delta.kernel.hook.PostCommitHook;
 import io.delta.kernel.transaction.DataLayoutSpec;
 import io.delta.kernel.transaction.UpdateTableTransactionBuilder;
 import io.delta.kernel.utils.CloseableIterable;
-import io.deltasink.convert.RowSchema;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -27,6 +26,9 @@ import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import io.deltasink.model.DataFile;
+import io.deltasink.model.RowSchema;
 
 /**
  * A Delta table at one path, read and written through Delta Kernel: the latest snapshot, creating

@@ -17,8 +17,6 @@ import io.delta.kernel.types.StringType;
 import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.types.TimestampType;
-import io.deltasink.convert.Column;
-import io.deltasink.convert.RowSchema;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
@@ -34,10 +32,13 @@ import java.time.temporal.ChronoField;
 import java.util.Locale;
 import java.util.Optional;
 
+import io.deltasink.model.Column;
+import io.deltasink.model.RowSchema;
+
 /**
  * Conversions between the project's row model and Kernel types and literals: the schema of a
  * new table, type names for messages, partition values (Delta's string form -> literal) and
- * statistics values (the {@link io.deltasink.convert.ColumnType} value forms -> literal).
+ * statistics values (the {@link io.deltasink.model.ColumnType} value forms -> literal).
  */
 final class KernelTypes {
 

@@ -2,14 +2,15 @@ package io.deltasink.table;
 
 import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
-import io.deltasink.convert.Column;
-import io.deltasink.convert.RowSchema;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+
+import io.deltasink.model.Column;
+import io.deltasink.model.RowSchema;
 
 /**
  * Compares an existing table with a column mapping and lists every difference that stops the

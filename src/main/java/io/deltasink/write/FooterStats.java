@@ -1,7 +1,5 @@
 package io.deltasink.write;
 
-import io.deltasink.convert.Column;
-import io.deltasink.table.DataFile.FileStats;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Collections;
@@ -14,6 +12,9 @@ import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.PrimitiveComparator;
+
+import io.deltasink.model.Column;
+import io.deltasink.model.DataFile.FileStats;
 
 /**
  * Delta file statistics from a written file's footer: row count, and per column the min, max and

@@ -1,7 +1,5 @@
 package io.deltasink.write;
 
-import io.deltasink.convert.Column;
-import io.deltasink.table.DataFile;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +8,9 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
+
+import io.deltasink.model.Column;
+import io.deltasink.model.DataFile;
 
 /** One Parquet file being written for one table partition. */
 final class OpenFile {

@@ -1,6 +1,5 @@
 package io.deltasink.write;
 
-import io.deltasink.convert.Column;
 import java.math.BigInteger;
 import java.util.List;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
@@ -10,6 +9,8 @@ import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type.Repetition;
 import org.apache.parquet.schema.Types;
+
+import io.deltasink.model.Column;
 
 /** Maps our columns to a flat Parquet schema. Pure functions, no state. */
 final class ParquetSchemas {

@@ -1,12 +1,13 @@
 package io.deltasink.write;
 
-import io.deltasink.convert.Column;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+
+import io.deltasink.model.Column;
 
 /**
  * Partition values as text: the Delta protocol's serialization (for the {@code add} action's

@@ -1,9 +1,5 @@
 package io.deltasink.write;
 
-import io.deltasink.convert.Column;
-import io.deltasink.convert.ColumnType;
-import io.deltasink.convert.RowSchema;
-import io.deltasink.table.DataFile;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -21,6 +17,11 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
+import io.deltasink.model.DataFile;
+import io.deltasink.model.RowSchema;
 
 /**
  * Writes rows of one table into Parquet files, one open file per table partition (distinct tuple

@@ -1,8 +1,9 @@
 package io.deltasink.write;
 
-import io.deltasink.convert.Column;
-import io.deltasink.convert.RowSchema;
 import java.math.BigDecimal;
+
+import io.deltasink.model.Column;
+import io.deltasink.model.RowSchema;
 
 /**
  * Checks a row against its schema before any Parquet writer sees it: a Parquet writer that fails

@@ -1,7 +1,5 @@
 package io.deltasink.write;
 
-import io.deltasink.convert.Column;
-import io.deltasink.convert.ColumnType;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.List;
@@ -14,9 +12,12 @@ import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
+import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
+
 /**
  * Writes our {@code Object[]} rows (values in the forms listed on
- * {@link io.deltasink.convert.ColumnType}) to Parquet. Only the data columns are written; the
+ * {@link io.deltasink.model.ColumnType}) to Parquet. Only the data columns are written; the
  * partition columns live in the folder names. Rows must have passed {@link RowChecker} first.
  */
 final class RowWriteSupport extends WriteSupport<Object[]> {

@@ -20,9 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.deltasink.convert.ColumnMapping;
 import io.deltasink.convert.MappingConverter;
-import io.deltasink.convert.RowSchema;
+import io.deltasink.model.DataFile;
+import io.deltasink.model.RowSchema;
 import io.deltasink.storage.StorageSettings;
-import io.deltasink.table.DataFile;
 import io.deltasink.table.DeltaTable;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.SensorEvents;

@@ -21,6 +21,8 @@ import org.apache.kafka.connect.data.Timestamp;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 
+import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
 

@@ -12,6 +12,9 @@ import java.util.Set;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 
+import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
+
 /** The {@code columns} grammar and its error messages. */
 class ColumnMappingParseTest {
 

@@ -15,8 +15,11 @@ import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.deltasink.testing.SensorEvents;
+import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
+import io.deltasink.model.RowSchema;
 import io.deltasink.testing.SensorEvents.Event;
+import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
 
 /** The seed pipeline's "Parse and flatten" step, reproduced by the column mapping. */

@@ -12,9 +12,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
-import io.deltasink.convert.Column;
-import io.deltasink.convert.ColumnType;
-import io.deltasink.convert.RowSchema;
+import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
+import io.deltasink.model.RowSchema;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.table.CommitConflictException;
 import io.deltasink.table.DeltaTable;

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delta.kernel.engine.Engine;
+import io.deltasink.model.DataFile;
 import io.deltasink.testing.DeltaTableReader;
 import java.math.BigDecimal;
 import java.nio.file.Path;
@@ -126,8 +127,8 @@ class DeltaTableCommitTest {
     void dateStatsAreWrittenAsIsoDates() {
         // event_date is a partition column here, so use a table where a date is a data column
         String other = Fixtures.tablePath(dir.resolve("other"));
-        io.deltasink.convert.RowSchema schema = new io.deltasink.convert.RowSchema(List.of(
-                io.deltasink.convert.Column.of("day", io.deltasink.convert.ColumnType.DATE, true)));
+        io.deltasink.model.RowSchema schema = new io.deltasink.model.RowSchema(List.of(
+                io.deltasink.model.Column.of("day", io.deltasink.model.ColumnType.DATE, true)));
         DeltaTable dates = new DeltaTable(engine, other);
         TableSnapshot base = dates.createOrCheck(schema, List.of(), Map.of(), ENGINE_INFO);
         DataFile f = TestParquetFiles.write(other, "", schema.columns(), Map.of(), List.of(

@@ -2,9 +2,6 @@ package io.deltasink.table;
 
 import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.engine.Engine;
-import io.deltasink.convert.Column;
-import io.deltasink.convert.ColumnType;
-import io.deltasink.convert.RowSchema;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -14,6 +11,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
+
+import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
+import io.deltasink.model.DataFile;
+import io.deltasink.model.RowSchema;
 
 /** The sensor table of the seeds, shrunk: schema, rows and helpers shared by the table tests. */
 final class Fixtures {

@@ -17,13 +17,14 @@ import io.delta.kernel.types.LongType;
 import io.delta.kernel.types.StringType;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.types.TimestampType;
-import io.deltasink.convert.Column;
-import io.deltasink.convert.ColumnType;
-import io.deltasink.convert.RowSchema;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+
+import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
+import io.deltasink.model.RowSchema;
 
 class KernelTypesTest {
 

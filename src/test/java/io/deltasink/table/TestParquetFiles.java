@@ -1,7 +1,5 @@
 package io.deltasink.table;
 
-import io.deltasink.convert.Column;
-import io.deltasink.convert.ColumnType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
@@ -23,6 +21,10 @@ import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 import org.apache.parquet.schema.Types;
+
+import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
+import io.deltasink.model.DataFile;
 
 /**
  * Writes real Parquet data files with parquet-hadoop's example writer (not the project's own

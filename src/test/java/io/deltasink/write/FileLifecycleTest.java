@@ -4,10 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.deltasink.convert.Column;
-import io.deltasink.convert.ColumnType;
-import io.deltasink.convert.RowSchema;
-import io.deltasink.table.DataFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -22,6 +18,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+
+import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
+import io.deltasink.model.DataFile;
+import io.deltasink.model.RowSchema;
 
 /** Rolling, the memory bound, abort and codecs: real files, read back with parquet-hadoop's example reader. */
 class FileLifecycleTest {

@@ -5,11 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.deltasink.convert.Column;
-import io.deltasink.convert.ColumnType;
-import io.deltasink.convert.RowSchema;
-import io.deltasink.table.DataFile;
-import io.deltasink.table.DataFile.FileStats;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.file.Path;
@@ -22,6 +17,12 @@ import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
+import io.deltasink.model.DataFile.FileStats;
+import io.deltasink.model.DataFile;
+import io.deltasink.model.RowSchema;
 
 class FooterStatsTest {
     static final int ROWS = 3000;

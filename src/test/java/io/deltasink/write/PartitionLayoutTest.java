@@ -6,10 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.deltasink.convert.Column;
-import io.deltasink.convert.ColumnType;
-import io.deltasink.convert.RowSchema;
-import io.deltasink.table.DataFile;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +19,11 @@ import org.apache.parquet.example.data.Group;
 import org.apache.parquet.schema.Type;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
+import io.deltasink.model.DataFile;
+import io.deltasink.model.RowSchema;
 
 class PartitionLayoutTest {
     static final RowSchema SCHEMA = new RowSchema(List.of(

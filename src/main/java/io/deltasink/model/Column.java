@@ -1,4 +1,4 @@
-package io.deltasink.convert;
+package io.deltasink.model;
 
 import java.util.Objects;
 

@@ -1,4 +1,4 @@
-package io.deltasink.table;
+package io.deltasink.model;
 
 import java.util.Map;
 import java.util.Objects;
@@ -22,7 +22,7 @@ public record DataFile(String path, Map<String, String> partitionValues, long si
 
     /**
      * Per-file statistics for data skipping. Keys are column names (data columns only, never
-     * partition columns); values use the forms listed on {@link io.deltasink.convert.ColumnType}.
+     * partition columns); values use the forms listed on {@link io.deltasink.model.ColumnType}.
      * A column without a min/max entry simply has no bound recorded.
      */
     public record FileStats(long numRecords, Map<String, Object> minValues, Map<String, Object> maxValues,
