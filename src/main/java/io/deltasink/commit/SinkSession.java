@@ -66,6 +66,7 @@ public final class SinkSession {
     private final BadRecords badRecords;
     private final String engineInfo;
     private final TableCommitter committer;
+    private final Ownership ownership;
     private final SinkMetrics metrics;
     private final Failures failures;
 
@@ -74,6 +75,8 @@ public final class SinkSession {
     private boolean tableChecked;
 
     private final PartitionPositions positions = new PartitionPositions();
+    /** Partitions resumed from another connector's position, until the first commit retires its appId. */
+    private final Map<TopicPartition, Ownership.Adopt> adopted = new HashMap<>();
     /** Assigned partitions whose table position is not known yet (storage failed in open()). */
     private final Set<TopicPartition> unresolved = new TreeSet<>(PartitionPositions.ORDER);
     private ConnectException fatal;
@@ -97,7 +100,8 @@ public final class SinkSession {
         this.engineInfo = engineInfo;
         this.table = new DeltaTable(storage.createEngine(), storage.tableUri());
         this.badRecords = new BadRecords(config.toleratesErrors(), errantReporter(context));
-        this.committer = new TableCommitter(table, engineInfo, config.commitMaxRetries(), config.retryBackoffMs(), sleeper);
+        this.committer = new TableCommitter(table, config.commitMaxRetries(), config.retryBackoffMs(), sleeper);
+        this.ownership = new Ownership(config.appIdTemplate(), config.connectorName(), config.adoptConnectors());
         this.converter = converterFactory.apply(null);
         this.metrics = PluginSinkMetrics.of(context);
         this.failures = new Failures(StorageErrors.of(config));
@@ -137,30 +141,49 @@ public final class SinkSession {
                     + "taken until the table answers", partitions, failures.describe(e), e);
             return;
         }
-        Map<TopicPartition, Long> seeks = place(partitions, snapshot);
-        if (!seeks.isEmpty()) {
-            context.offset(seeks);
-        }
+        handSeeks(place(partitions, snapshot));
     }
 
-    /** The latest snapshot, the table created or checked first when the columns are known. */
+    /**
+     * The latest snapshot, the table created or checked first when the columns are known, with
+     * every appId's position read (all storage access of placing partitions happens here).
+     */
     private Optional<TableSnapshot> readTable() {
-        if (converter != null) {
-            return Optional.of(ensureTable());
-        }
-        return table.latest();
+        Optional<TableSnapshot> snapshot = converter != null ? Optional.of(ensureTable()) : table.latest();
+        snapshot.ifPresent(TableSnapshot::allTxnVersions);
+        return snapshot;
     }
 
-    /** Takes the partitions' positions from the snapshot; returns where the consumer must seek. */
+    /**
+     * Takes the partitions' positions from the snapshot; returns where the consumer must seek. A
+     * partition whose position another connector keeps in the table is taken over when that
+     * connector is named in txn.adopt.connectors; otherwise the task stops (both would write every
+     * record).
+     */
     private Map<TopicPartition, Long> place(Collection<TopicPartition> partitions, Optional<TableSnapshot> snapshot) {
         Map<TopicPartition, Long> seeks = new HashMap<>();
         Map<TopicPartition, String> report = new TreeMap<>(PartitionPositions.ORDER);
+        Map<TopicPartition, Map<String, Long>> refused = new TreeMap<>(PartitionPositions.ORDER);
         for (TopicPartition tp : partitions) {
             Optional<Long> version = snapshot.flatMap(s -> s.txnVersion(appId(tp)));
+            adopted.remove(tp);
+            if (snapshot.isPresent()) {
+                Ownership.Claim claim = ownership.claim(tp, version, snapshot.get().allTxnVersions());
+                if (claim instanceof Ownership.Refuse r) {
+                    refused.put(tp, r.others());
+                    continue;
+                }
+                if (claim instanceof Ownership.Adopt a) {
+                    adopted.put(tp, a);
+                    version = Optional.of(a.version());
+                }
+            }
             positions.assign(tp, version); // NO_POSITION included: a commit must expect it
             if (version.filter(PartitionPositions::isPosition).isPresent()) {
                 seeks.put(tp, version.get());
-                report.put(tp, "offset " + version.get() + " (from the table)");
+                Ownership.Adopt a = adopted.get(tp);
+                report.put(tp, "offset " + version.get() + (a == null ? " (from the table)"
+                        : " (adopted from appId " + a.appId() + ", retired at the first commit)"));
             } else {
                 String why = version.isPresent() ? "reset in the table" : "not in the table yet";
                 if (config.startEarliest()) {
@@ -171,9 +194,26 @@ public final class SinkSession {
                 }
             }
         }
+        if (!refused.isEmpty()) {
+            stopsTheTask(new ConnectException(othersWrite(refused)));
+            throw fatal;
+        }
         log.info("Assigned {} partition(s) for table {} at version {}; resuming at {}", partitions.size(),
                 storage.tableUri(), snapshot.map(s -> Long.toString(s.version())).orElse("(none yet)"), report);
         return seeks;
+    }
+
+    private String othersWrite(Map<TopicPartition, Map<String, Long>> refused) {
+        Map.Entry<TopicPartition, Map<String, Long>> first = refused.entrySet().iterator().next();
+        String names = ownership.connectorsOf(first.getKey(), first.getValue().keySet());
+        return "Delta table " + storage.tableUri() + " holds positions of " + refused.keySet() + " under other "
+                + "appIds than this connector's (" + appId(first.getKey()) + " ...): " + refused.values()
+                + ". Another connector writes (or wrote) these Kafka partitions into this table; if both wrote, every "
+                + "record would be in the table twice. If this connector was renamed from "
+                + (names.isEmpty() ? "another one" : "'" + names + "'") + ", set " + DeltaSinkConfig.TXN_ADOPT_CONNECTORS
+                + "=" + (names.isEmpty() ? "<its name>" : names) + " to continue from its positions (its appIds are "
+                + "then retired, which fences it should it still run); otherwise stop the other connector or set "
+                + DeltaSinkConfig.TABLE_LOCATION + " to another table";
     }
 
     /**
@@ -207,6 +247,7 @@ public final class SinkSession {
         }
         positions.unassign(partitions);
         unresolved.removeAll(partitions);
+        partitions.forEach(adopted::remove);
     }
 
     public void stop() {
@@ -239,7 +280,17 @@ public final class SinkSession {
             SinkRecord record = list.get(i);
             TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
             long offset = record.kafkaOffset();
+            positions.landedBelowSeek(tp, offset).ifPresent(sought -> log.warn("Kafka delivered {}@{} after the "
+                    + "consumer was sent to offset {} (table position {}): the partition no longer holds the records "
+                    + "there (topic deleted and created again, or its log truncated, e.g. by an unclean leader "
+                    + "election). Records below the table position are taken as already in table {} and skipped; if "
+                    + "they are new records, set the position through the worker's offsets API (PATCH "
+                    + "/connectors/{}/offsets)", tp, offset, sought, positions.tableOffset(tp).map(String::valueOf)
+                    .orElse("none"), storage.tableUri(), config.connectorName()));
             if (!positions.admit(tp, offset)) {
+                if (positions.belowTablePosition(tp)) {
+                    metrics.skippedBelowPosition();
+                }
                 log.trace("Skipping {}@{}: already in the table or the batch, or ahead of a rewind", tp, offset);
                 continue;
             }
@@ -265,10 +316,21 @@ public final class SinkSession {
 
     /** Hands the pending rewinds of still-assigned partitions to the worker (from put() only). */
     private void requestPendingSeeks() {
-        Map<TopicPartition, Long> seeks = positions.takeSeeks();
-        if (!seeks.isEmpty()) {
-            context.offset(seeks);
+        handSeeks(positions.takeSeeks());
+    }
+
+    /**
+     * Asks the worker to move the consumer (see {@link PartitionPositions#seekTarget} for why a
+     * table position is sought one record early) and notes where it was sent.
+     */
+    private void handSeeks(Map<TopicPartition, Long> positionsToRead) {
+        if (positionsToRead.isEmpty()) {
+            return;
         }
+        Map<TopicPartition, Long> targets = new HashMap<>();
+        positionsToRead.forEach((tp, offset) -> targets.put(tp, positions.seekTarget(tp, offset)));
+        positions.sought(targets);
+        context.offset(targets);
     }
 
     private void accept(SinkRecord record) throws IOException {
@@ -325,12 +387,17 @@ public final class SinkSession {
 
     // ---- commit ---------------------------------------------------------------------------------
 
-    /** Commits the batch (if any) and returns the offsets the table now holds for assigned partitions. */
-    public Map<TopicPartition, OffsetAndMetadata> commit() {
+    /**
+     * Commits the batch (if any) and returns the offsets the table now holds for assigned
+     * partitions, leaving out those the worker has not consumed up to yet.
+     *
+     * @param consumed the worker's consumed offsets (the next offset per partition), as preCommit gets them
+     */
+    public Map<TopicPartition, OffsetAndMetadata> commit(Map<TopicPartition, OffsetAndMetadata> consumed) {
         if (fatal == null && hasPendingWork()) {
             commitBatch();
         }
-        return positions.tableOffsets();
+        return positions.tableOffsets(consumed);
     }
 
     private boolean hasPendingWork() {
@@ -347,8 +414,13 @@ public final class SinkSession {
             Map<TopicPartition, Long> advanced = positions.batchEnds();
             for (Map.Entry<TopicPartition, Long> e : advanced.entrySet()) {
                 String appId = appId(e.getKey());
-                expected.put(appId, positions.tableOffset(e.getKey()));
+                Ownership.Adopt a = adopted.get(e.getKey());
+                expected.put(appId, a != null ? a.ownVersion() : positions.tableOffset(e.getKey()));
                 versions.put(appId, e.getValue());
+                if (a != null) { // the first commit after taking over retires the other connector's appId
+                    expected.put(a.appId(), Optional.of(a.version()));
+                    versions.put(a.appId(), TableSnapshot.NO_POSITION);
+                }
             }
             if (files.isEmpty() && versions.isEmpty()) {
                 return;
@@ -361,9 +433,12 @@ public final class SinkSession {
                 }
                 tableChecked = true;
             }
-            TableCommitter.Outcome outcome = committer.commit(files, expected, versions);
+            List<DataFile> batchFiles = files;
+            TableCommitter.Outcome outcome = committer.commit(expected,
+                    base -> table.commitAppend(base, batchFiles, versions, engineInfo));
             if (outcome instanceof TableCommitter.Committed c) {
                 positions.committed(advanced);
+                advanced.keySet().forEach(adopted::remove);
                 consecutiveFailures = 0;
                 long rows = files.stream().mapToLong(f -> f.stats().numRecords()).sum();
                 metrics.committed(files.size(), rows, clock.millis() - started, c.attempts());
@@ -372,7 +447,16 @@ public final class SinkSession {
                         advanced);
             } else {
                 TableCommitter.Fenced f = (TableCommitter.Fenced) outcome;
-                deleteFiles(files);
+                deleteFiles(files); // no attempt of this batch landed: nothing references them
+                for (Ownership.Adopt a : adopted.values()) {
+                    if (f.moved().contains(a.appId())) {
+                        stopsTheTask(new ConnectException("The connector that wrote appId " + a.appId() + " into table "
+                                + storage.tableUri() + " still runs: it committed again after this connector took over "
+                                + "its position (" + DeltaSinkConfig.TXN_ADOPT_CONNECTORS + "). Stop it, then restart "
+                                + "this connector's task"));
+                        return;
+                    }
+                }
                 Map<TopicPartition, Optional<Long>> now = new HashMap<>();
                 for (TopicPartition tp : advanced.keySet()) {
                     now.put(tp, f.tableVersions().getOrDefault(appId(tp), Optional.empty()));
@@ -438,11 +522,8 @@ public final class SinkSession {
      * the exception for put() to throw.
      */
     private RetriableException retry(Throwable cause) {
-        Map<TopicPartition, Long> seeks = positions.pendingSeeks();
-        if (!seeks.isEmpty()) {
-            context.offset(seeks);
-        }
-        long wait = Math.min(TableCommitter.MAX_BACKOFF_MS, config.retryBackoffMs() << Math.min(consecutiveFailures, 16));
+        handSeeks(positions.pendingSeeks());
+        long wait = Backoff.delay(config.retryBackoffMs(), consecutiveFailures);
         consecutiveFailures++;
         context.timeout(wait);
         return new RetriableException(failures.describe(cause) + "; retrying in " + wait + " ms", cause);

@@ -67,7 +67,15 @@ public final class DeltaSinkConfig extends AbstractConfig {
     static final String TXN_APP_ID_TEMPLATE_DOC = "The Delta txn appId under which each Kafka partition's "
             + "position is stored in the table log. Must contain ${topic} and ${partition}; ${connector} is the "
             + "connector name. Changing it on a running table makes the connector forget where it was.";
-    static final String TXN_APP_ID_TEMPLATE_DEFAULT = "${connector}/${topic}/${partition}";
+    static final String TXN_APP_ID_TEMPLATE_DEFAULT = AppIdTemplate.DEFAULT;
+
+    public static final String TXN_ADOPT_CONNECTORS = "txn.adopt.connectors";
+    static final String TXN_ADOPT_CONNECTORS_DOC = "Names of connectors whose positions in the table this connector "
+            + "takes over, e.g. its own name before a rename. A Kafka partition the table holds no position of this "
+            + "connector for, but one of a connector named here (same txn.app.id.template, or the default one), "
+            + "resumes from that position, and the first commit marks the old appId as retired (txn version -1), so "
+            + "that a still-running old connector is fenced. Without it, the task refuses to start on a table where "
+            + "another connector keeps positions of the same Kafka partitions: both would write every record.";
 
     public static final String START_POSITION = "start.position";
     static final String START_POSITION_DOC = "Where to start reading a Kafka partition the table has never seen: "
@@ -191,6 +199,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
         order = 0;
         def.define(TXN_APP_ID_TEMPLATE, Type.STRING, TXN_APP_ID_TEMPLATE_DEFAULT, Validators.APP_ID_TEMPLATE,
                 Importance.LOW, TXN_APP_ID_TEMPLATE_DOC, GROUP_EXACTLY_ONCE, ++order, Width.MEDIUM, "txn appId template");
+        def.define(TXN_ADOPT_CONNECTORS, Type.LIST, "",
+                Importance.LOW, TXN_ADOPT_CONNECTORS_DOC, GROUP_EXACTLY_ONCE, ++order, Width.MEDIUM, "Adopt positions of");
         def.define(START_POSITION, Type.STRING, START_POSITION_DEFAULT, Validators.oneOf("group", "earliest"),
                 Importance.MEDIUM, START_POSITION_DOC, GROUP_EXACTLY_ONCE, ++order, Width.SHORT, "Start position");
         def.define(COMMIT_MAX_RETRIES, Type.INT, COMMIT_MAX_RETRIES_DEFAULT, ConfigDef.Range.between(0, 1000),
@@ -265,16 +275,18 @@ public final class DeltaSinkConfig extends AbstractConfig {
         return "fail".equals(getString(NULL_VALUE_BEHAVIOR).trim().toLowerCase(Locale.ROOT));
     }
 
-    public String appIdTemplate() {
-        return getString(TXN_APP_ID_TEMPLATE);
+    public AppIdTemplate appIdTemplate() {
+        return new AppIdTemplate(getString(TXN_APP_ID_TEMPLATE));
     }
 
     /** The txn appId under which the table stores the position of one Kafka partition. */
     public String appId(String topic, int partition) {
-        return appIdTemplate()
-                .replace("${connector}", connectorName())
-                .replace("${topic}", topic)
-                .replace("${partition}", Integer.toString(partition));
+        return appIdTemplate().render(connectorName(), topic, partition);
+    }
+
+    /** Former names of this connector whose positions in the table it takes over (txn.adopt.connectors). */
+    public List<String> adoptConnectors() {
+        return trimmed(getList(TXN_ADOPT_CONNECTORS));
     }
 
     public boolean startEarliest() {

@@ -6,6 +6,8 @@ import io.delta.kernel.TableManager;
 import io.delta.kernel.Transaction;
 import io.delta.kernel.TransactionCommitResult;
 import io.delta.kernel.commit.CommitFailedException;
+import io.delta.kernel.data.ColumnVector;
+import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.CheckpointAlreadyExistsException;
@@ -15,7 +17,13 @@ import io.delta.kernel.exceptions.TableNotFoundException;
 import io.delta.kernel.hook.PostCommitHook;
 import io.delta.kernel.transaction.DataLayoutSpec;
 import io.delta.kernel.transaction.UpdateTableTransactionBuilder;
+import io.delta.kernel.types.StringType;
+import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterable;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.FileStatus;
+import java.io.FileNotFoundException;
+import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -39,8 +47,13 @@ import io.deltasink.model.RowSchema;
 public final class DeltaTable {
     private static final Logger log = LoggerFactory.getLogger(DeltaTable.class);
 
+    /** The part of a commit file that identifies the commit: commitInfo.txnId. */
+    private static final StructType COMMIT_ID_SCHEMA = new StructType()
+            .add("commitInfo", new StructType().add("txnId", StringType.STRING));
+
     private final Engine engine;
     private final String tablePath;
+    private final IdentifiedCommitter committer = new IdentifiedCommitter();
     private final Clock clock;
     private final int logCompactionInterval;
 
@@ -74,7 +87,7 @@ public final class DeltaTable {
     /** The latest snapshot, or empty when there is no table at the path yet. */
     public Optional<TableSnapshot> latest() {
         try {
-            Snapshot snapshot = TableManager.loadSnapshot(tablePath).build(engine);
+            Snapshot snapshot = TableManager.loadSnapshot(tablePath).withCommitter(committer).build(engine);
             return Optional.of(new TableSnapshot(snapshot, engine));
         } catch (TableNotFoundException e) {
             return Optional.empty();
@@ -140,13 +153,17 @@ public final class DeltaTable {
      * operation STREAMING UPDATE. Then runs Kernel's post-commit hooks (checkpoint, checksum,
      * log compaction); a failing hook is logged and does not undo the commit.
      *
-     * <p>When any other error escapes (for example an I/O error while writing the commit file),
-     * whether the commit landed is unknown: reload the table and look at the txn versions.
+     * <p>Every commit is identified by the {@code txnId} Kernel writes into its commitInfo. When
+     * storage reports a failure after the commit file was handed to it (an "already exists" for a
+     * retried write whose first attempt landed, an error after the bytes were stored), the commit
+     * at that version is read back: if it is this commit, it stands and its version is returned.
      *
      * @param txnVersions appId -> version (the next Kafka offset to read)
      * @return the committed version, {@code base.version() + 1}
-     * @throws CommitConflictException when that version was already taken by another writer
-     * @throws IllegalArgumentException when there are neither files nor txn versions
+     * @throws CommitConflictException        when that version holds another writer's commit: nothing
+     *                                        of this commit is in the table
+     * @throws CommitOutcomeUnknownException  when it cannot be told whether this commit landed
+     * @throws IllegalArgumentException       when there are neither files nor txn versions
      */
     public long commitAppend(TableSnapshot base, List<DataFile> files, Map<String, Long> txnVersions,
                              String engineInfo) {
@@ -175,7 +192,7 @@ public final class DeltaTable {
         return commit(base, List.of(), txnVersions, engineInfo, Operation.MANUAL_UPDATE);
     }
 
-    private long commit(TableSnapshot base, List<DataFile> files, Map<String, Long> txnVersions, String engineInfo,
+    private synchronized long commit(TableSnapshot base, List<DataFile> files, Map<String, Long> txnVersions, String engineInfo,
                         Operation operation) {
         Objects.requireNonNull(base, "base");
         Objects.requireNonNull(engineInfo, "engineInfo");
@@ -204,19 +221,86 @@ public final class DeltaTable {
         actions.addAll(AppendActions.of(engine, txn, snapshot.getPath(), files));
 
         TransactionCommitResult result;
+        committer.reset();
         try {
             result = txn.commit(engine, CloseableIterable.inMemoryIterable(new ListCloseableIterator<>(actions)));
-        } catch (MaxCommitRetryLimitReachedException e) {
-            if (isConflict(e)) {
-                throw new CommitConflictException(tablePath, base.version() + 1, e);
-            }
-            throw e;
+        } catch (RuntimeException e) {
+            return landedAnyway(snapshot.getPath(), e);
         }
         long version = result.getVersion();
         log.debug("Committed version {} of Delta table {}: {} files, {} rows, txn {} in {} ms",
                 version, tablePath, files.size(), rows, txnVersions, (System.nanoTime() - started) / 1_000_000);
         runPostCommitHooks(result);
         return version;
+    }
+
+    /**
+     * After a failed commit: the version of this commit if it is in the log nevertheless (its
+     * commitInfo.txnId is the one this attempt wrote); otherwise throws what the failure means.
+     */
+    private long landedAnyway(String tableRoot, RuntimeException failure) {
+        IdentifiedCommitter.Attempt attempt = committer.last();
+        boolean conflict = failure instanceof MaxCommitRetryLimitReachedException m && isConflict(m);
+        if (attempt == null) {
+            // nothing reached storage: the failure came before the commit file was written
+            throw failure;
+        }
+        String found;
+        try {
+            found = commitIdAt(tableRoot, attempt.version());
+        } catch (IOException | RuntimeException readFailure) {
+            failure.addSuppressed(readFailure);
+            throw new CommitOutcomeUnknownException(tablePath, attempt.version(), failure);
+        }
+        if (found == null) {
+            // not there now; on an object store a write whose answer was lost may still land
+            throw new CommitOutcomeUnknownException(tablePath, attempt.version(), failure);
+        }
+        if (attempt.commitId() != null && attempt.commitId().equals(found)) {
+            log.warn("Version {} of {} is this writer's commit although storage reported a failure ({}); it stands",
+                    attempt.version(), tablePath, rootMessage(failure));
+            return attempt.version();
+        }
+        if (!conflict) {
+            log.info("Version {} of {} holds another writer's commit (this one failed: {})", attempt.version(),
+                    tablePath, rootMessage(failure));
+        }
+        throw new CommitConflictException(tablePath, attempt.version(), failure);
+    }
+
+    /**
+     * The commitInfo.txnId of the commit file of {@code version}: null when there is no such file,
+     * empty when the commit carries no id.
+     */
+    private String commitIdAt(String tableRoot, long version) throws IOException {
+        String file = tableRoot + "/_delta_log/" + String.format("%020d.json", version);
+        FileStatus status;
+        try {
+            status = engine.getFileSystemClient().getFileStatus(file);
+        } catch (FileNotFoundException e) {
+            return null;
+        }
+        try (CloseableIterator<ColumnarBatch> batches = engine.getJsonHandler().readJsonFiles(
+                new ListCloseableIterator<>(List.of(status)), COMMIT_ID_SCHEMA, Optional.empty())) {
+            while (batches.hasNext()) {
+                ColumnVector info = batches.next().getColumnVector(0);
+                ColumnVector id = info.getChild(0);
+                for (int row = 0; row < info.getSize(); row++) {
+                    if (!info.isNullAt(row) && !id.isNullAt(row)) {
+                        return id.getString(row);
+                    }
+                }
+            }
+        }
+        return "";
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
     }
 
     private TableSnapshot check(TableSnapshot snapshot, RowSchema schema, List<String> partitionColumns,

@@ -26,6 +26,7 @@ public final class TableSnapshot {
     private final Snapshot snapshot;
     private final Engine engine;
     private final Map<String, Optional<Long>> txnVersions = new ConcurrentHashMap<>();
+    private volatile Map<String, Long> allTxnVersions;
 
     TableSnapshot(Snapshot snapshot, Engine engine) {
         this.snapshot = Objects.requireNonNull(snapshot, "snapshot");
@@ -50,6 +51,19 @@ public final class TableSnapshot {
     public Optional<Long> txnVersion(String appId) {
         Objects.requireNonNull(appId, "appId");
         return txnVersions.computeIfAbsent(appId, id -> snapshot.getLatestTransactionVersion(engine, id));
+    }
+
+    /**
+     * Every appId the log holds a txn version for, with its latest version ({@link #NO_POSITION}
+     * included): who writes positions into this table. Reads the log once per snapshot.
+     */
+    public Map<String, Long> allTxnVersions() {
+        Map<String, Long> all = allTxnVersions;
+        if (all == null) {
+            all = Collections.unmodifiableMap(KernelInternals.txnVersions(engine, snapshot));
+            allTxnVersions = all;
+        }
+        return all;
     }
 
     /** Partition column names in table order; empty for an unpartitioned table. */

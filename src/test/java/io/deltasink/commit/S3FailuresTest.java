@@ -149,7 +149,7 @@ class S3FailuresTest {
         s.open(List.of(TP0, TP1));
         s.put(events(0, 0, 30));
         s.put(events(1, 0, 30));
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(30), TP1, new OffsetAndMetadata(30)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(30), TP1, new OffsetAndMetadata(30)), s.commit(Map.of()));
         s.put(events(0, 30, 30)); // buffered, partly uploaded
 
         server.stop();
@@ -158,18 +158,18 @@ class S3FailuresTest {
             RetriableException e = assertThrows(RetriableException.class, () -> s.put(batch));
             assertTrue(e.getMessage().contains(table), e.getMessage());
             assertEquals(List.of(50L), ctx.timeouts, "the worker is asked to wait commit.retry.backoff.ms first");
-            assertEquals(30L, ctx.seeks.get(TP0), "TP0 is rewound to the table's offset");
+            assertEquals(29L, ctx.seeks.get(TP0), "TP0 is rewound to the table's offset (one record early)");
             ctx.seeks.clear();
 
             // the worker seeks, waits and delivers the same batch again: records ahead of the rewind are skipped
             s.put(batch);
-            assertEquals(Map.of(TP0, 30L), ctx.seeks, "the rewind is requested again");
+            assertEquals(Map.of(TP0, 29L), ctx.seeks, "the rewind is requested again");
         } finally {
             server.start();
         }
         // after the seek the records come again from offset 30
         s.put(events(0, 30, 70));
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(100), TP1, new OffsetAndMetadata(30)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(100), TP1, new OffsetAndMetadata(30)), s.commit(Map.of()));
         Set<String> want = expected(0, 0, 100);
         want.addAll(expected(1, 0, 30));
         assertEquals(want, rows(table));
@@ -183,29 +183,29 @@ class S3FailuresTest {
         s.open(List.of(TP0, TP1));
         s.put(events(0, 0, 20));
         s.put(events(1, 0, 20));
-        s.commit();
+        s.commit(Map.of());
         s.put(events(0, 20, 30));
         s.put(events(1, 20, 30));
 
         server.stop();
         try {
             // preCommit never throws: it reports the table's offsets and drops the batch
-            assertEquals(Map.of(TP0, new OffsetAndMetadata(20), TP1, new OffsetAndMetadata(20)), s.commit());
+            assertEquals(Map.of(TP0, new OffsetAndMetadata(20), TP1, new OffsetAndMetadata(20)), s.commit(Map.of()));
             assertTrue(ctx.timeouts.isEmpty(), "nothing waits in preCommit");
             List<SinkRecord> next = events(0, 50, 10);
             assertThrows(RetriableException.class, () -> s.put(next));
             assertEquals(List.of(50L), ctx.timeouts);
-            assertEquals(Map.of(TP0, 20L, TP1, 20L), ctx.seeks);
+            assertEquals(Map.of(TP0, 19L, TP1, 19L), ctx.seeks);
             ctx.seeks.clear();
             s.put(next); // redelivered: skipped, the rewinds requested again
-            assertEquals(Map.of(TP0, 20L, TP1, 20L), ctx.seeks);
+            assertEquals(Map.of(TP0, 19L, TP1, 19L), ctx.seeks);
         } finally {
             server.start();
         }
         s.put(List.of());
         s.put(events(0, 20, 40));
         s.put(events(1, 20, 30));
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(60), TP1, new OffsetAndMetadata(50)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(60), TP1, new OffsetAndMetadata(50)), s.commit(Map.of()));
         Set<String> want = expected(0, 0, 60);
         want.addAll(expected(1, 0, 50));
         assertEquals(want, rows(table));
@@ -217,7 +217,7 @@ class S3FailuresTest {
         SinkSession first = session(table, Map.of(), new RecordingContext(false));
         first.open(List.of(TP0));
         first.put(events(0, 0, 25));
-        first.commit();
+        first.commit(Map.of());
         first.stop();
 
         RecordingContext ctx = new RecordingContext(false);
@@ -231,13 +231,13 @@ class S3FailuresTest {
             List<SinkRecord> batch = events(0, 10, 30);
             assertThrows(RetriableException.class, () -> s.put(batch));
             assertEquals(List.of(50L), ctx.timeouts);
-            assertTrue(s.commit().isEmpty(), "no offset is reported for a partition whose position is unknown");
+            assertTrue(s.commit(Map.of()).isEmpty(), "no offset is reported for a partition whose position is unknown");
         } finally {
             server.start();
         }
         s.put(events(0, 10, 30)); // the redelivery: positions read now; 10..24 are in the table, 25.. taken
         s.put(List.of());
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(40)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(40)), s.commit(Map.of()));
         assertEquals(expected(0, 0, 40), rows(table));
     }
 
@@ -247,7 +247,7 @@ class S3FailuresTest {
         SinkSession first = session(table, Map.of(), new RecordingContext(false));
         first.open(List.of(TP0));
         first.put(events(0, 0, 25));
-        first.commit();
+        first.commit(Map.of());
         first.stop();
 
         RecordingContext ctx = new RecordingContext(false);
@@ -260,9 +260,9 @@ class S3FailuresTest {
         }
         // the group says 40 (it ran ahead of the table): 40.. must not be taken before 25..39
         s.put(events(0, 40, 10));
-        assertEquals(Map.of(TP0, 25L), ctx.seeks, "the partition is sought to the table's position");
+        assertEquals(Map.of(TP0, 24L), ctx.seeks, "the partition is sought to the table's position, one record early");
         s.put(events(0, 25, 25));
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(50)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(50)), s.commit(Map.of()));
         assertEquals(expected(0, 0, 50), rows(table));
     }
 

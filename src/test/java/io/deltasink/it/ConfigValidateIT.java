@@ -116,6 +116,13 @@ class ConfigValidateIT {
     }
 
     @Test
+    void appIdTemplateThatGivesTwoPartitionsTheSameAppId() {
+        Map<String, String> config = preset();
+        config.put("txn.app.id.template", "${connector}/${topic}${partition}");
+        assertOnlyError(config, "txn.app.id.template", "can get the same appId");
+    }
+
+    @Test
     void appIdTemplateWithAnUnclosedPlaceholder() {
         Map<String, String> config = preset();
         config.put("txn.app.id.template", "${connector}/${topic}/${partition");

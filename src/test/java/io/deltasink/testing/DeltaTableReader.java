@@ -239,6 +239,15 @@ public final class DeltaTableReader {
                 .collect(Collectors.toList());
     }
 
+    /** The actions of one kind over the whole log, oldest commit first (local tables). */
+    public static List<JsonNode> allActions(String tablePath, String kind) {
+        List<JsonNode> out = new ArrayList<>();
+        for (long v = 0; v <= version(tablePath); v++) {
+            out.addAll(actions(tablePath, v, kind));
+        }
+        return out;
+    }
+
     /** commitInfo.operation of every commit file, keyed by version. */
     public static Map<Long, String> commitOperations(String tablePath) {
         Map<Long, String> operations = new TreeMap<>();
