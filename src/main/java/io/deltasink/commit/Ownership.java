@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 import org.apache.kafka.common.TopicPartition;
 
@@ -62,11 +63,12 @@ final class Ownership {
         String own = template.render(connector, tp.topic(), tp.partition());
         Map<String, Long> others = new TreeMap<>();
         Map<String, Long> adoptableOthers = new TreeMap<>();
+        Function<String, Optional<String>> connectorOf = template.recogniser(tp.topic(), tp.partition());
         for (Map.Entry<String, Long> e : txn.entrySet()) {
             if (e.getKey().equals(own) || !PartitionPositions.isPosition(e.getValue())) {
                 continue; // retired (-1) or reset appIds keep no position
             }
-            Optional<String> name = template.connectorOf(e.getKey(), tp.topic(), tp.partition());
+            Optional<String> name = connectorOf.apply(e.getKey());
             if (name.isEmpty()) {
                 continue;
             }
@@ -89,8 +91,9 @@ final class Ownership {
     /** The connector names behind appIds, for messages ("" when an appId names none). */
     String connectorsOf(TopicPartition tp, Iterable<String> appIds) {
         Set<String> names = new TreeSet<>();
+        Function<String, Optional<String>> connectorOf = template.recogniser(tp.topic(), tp.partition());
         for (String id : appIds) {
-            template.connectorOf(id, tp.topic(), tp.partition()).filter(n -> !n.isEmpty()).ifPresent(names::add);
+            connectorOf.apply(id).filter(n -> !n.isEmpty()).ifPresent(names::add);
         }
         return String.join(",", names);
     }

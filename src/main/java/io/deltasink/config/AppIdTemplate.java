@@ -3,6 +3,7 @@ package io.deltasink.config;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -43,13 +44,24 @@ public final class AppIdTemplate {
      * matches without naming a connector (a template without ${connector}) gives an empty string.
      */
     public Optional<String> connectorOf(String appId, String topic, int partition) {
+        return recogniser(topic, partition).apply(appId);
+    }
+
+    /** {@link #connectorOf} for one Kafka partition, its patterns compiled once. */
+    public Function<String, Optional<String>> recogniser(String topic, int partition) {
+        List<Pattern> patterns = new ArrayList<>();
         for (String t : template.equals(DEFAULT) ? List.of(template) : List.of(template, DEFAULT)) {
-            Matcher m = pattern(t, topic, partition).matcher(appId);
-            if (m.matches()) {
-                return Optional.of(m.groupCount() > 0 && m.group(1) != null ? m.group(1) : "");
-            }
+            patterns.add(pattern(t, topic, partition));
         }
-        return Optional.empty();
+        return appId -> {
+            for (Pattern p : patterns) {
+                Matcher m = p.matcher(appId);
+                if (m.matches()) {
+                    return Optional.of(m.groupCount() > 0 && m.group(1) != null ? m.group(1) : "");
+                }
+            }
+            return Optional.empty();
+        };
     }
 
     private static Pattern pattern(String template, String topic, int partition) {
