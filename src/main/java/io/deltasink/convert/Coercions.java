@@ -227,11 +227,11 @@ final class Coercions {
 
     static Long epochMicros(Object v) throws BadValueException {
         if (v instanceof String s) {
-            return Timestamps.parseMicros(s);
+            return Timestamps.inRange(Timestamps.parseMicros(s));
         }
         if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
             try {
-                return Math.multiplyExact(((Number) v).longValue(), 1000L);
+                return Timestamps.inRange(Math.multiplyExact(((Number) v).longValue(), 1000L));
             } catch (ArithmeticException e) {
                 throw outOfRange("timestamp");
             }
@@ -250,23 +250,19 @@ final class Coercions {
             return millisToMicros(BigDecimal.valueOf(d));
         }
         if (v instanceof java.util.Date d) {
-            return millisToMicros(BigDecimal.valueOf(d.getTime()));
+            long millis = d.getTime();
+            return Timestamps.micros(Math.floorDiv(millis, 1000L), (int) Math.floorMod(millis, 1000L) * 1_000_000);
         }
         Instant instant = instant(v);
         if (instant == null) {
             throw cannot(v, "timestamp");
         }
-        try {
-            return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), Timestamps.MICROS_PER_SECOND),
-                    instant.getNano() / 1000L);
-        } catch (ArithmeticException e) {
-            throw outOfRange("timestamp");
-        }
+        return Timestamps.micros(instant.getEpochSecond(), instant.getNano());
     }
 
     private static Long millisToMicros(BigDecimal millis) throws BadValueException {
         try {
-            return millis.movePointRight(3).setScale(0, RoundingMode.FLOOR).longValueExact();
+            return Timestamps.inRange(millis.movePointRight(3).setScale(0, RoundingMode.FLOOR).longValueExact());
         } catch (ArithmeticException e) {
             throw outOfRange("timestamp");
         }
@@ -295,24 +291,24 @@ final class Coercions {
         if (v instanceof String s) {
             String t = s.trim();
             if (Timestamps.isInteger(t)) {
-                return (int) integral(t, Integer.MIN_VALUE, Integer.MAX_VALUE, "date");
+                return Timestamps.dayInRange(integral(t, Long.MIN_VALUE, Long.MAX_VALUE, "date"));
             }
-            return (int) Math.floorDiv(Timestamps.parseMicros(t), Timestamps.MICROS_PER_DAY);
+            return Timestamps.dayInRange(Math.floorDiv(Timestamps.parseMicros(t), Timestamps.MICROS_PER_DAY));
         }
         if (v instanceof Number) {
-            return (int) integral(v, Integer.MIN_VALUE, Integer.MAX_VALUE, "date");
+            return Timestamps.dayInRange(integral(v, Long.MIN_VALUE, Long.MAX_VALUE, "date"));
         }
         if (v instanceof java.util.Date d) {
-            return (int) Math.floorDiv(d.getTime(), MILLIS_PER_DAY);
+            return Timestamps.dayInRange(Math.floorDiv(d.getTime(), MILLIS_PER_DAY));
         }
         if (v instanceof LocalDate d) {
-            return (int) d.toEpochDay();
+            return Timestamps.dayInRange(d.toEpochDay());
         }
         Instant instant = instant(v);
         if (instant == null) {
             throw cannot(v, "date");
         }
-        return (int) Math.floorDiv(instant.getEpochSecond(), 86_400L);
+        return Timestamps.dayInRange(Math.floorDiv(instant.getEpochSecond(), 86_400L));
     }
 
     static BigDecimal decimal(Object v, int precision, int scale) throws BadValueException {

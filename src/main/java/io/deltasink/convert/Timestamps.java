@@ -17,6 +17,14 @@ final class Timestamps {
     static final long MICROS_PER_SECOND = 1_000_000L;
     static final long MICROS_PER_DAY = 86_400L * MICROS_PER_SECOND;
     static final String EXAMPLE = "2026-06-22T09:15:30.123456+02:00";
+    /** The first and last day a Delta reader can hold (years 0001 to 9999), as days since the epoch. */
+    static final long MIN_DAY = LocalDate.of(1, 1, 1).toEpochDay();
+    static final long MAX_DAY = LocalDate.of(9999, 12, 31).toEpochDay();
+    /** The first and last microsecond a Delta reader can hold: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59.999999Z. */
+    static final long MIN_MICROS = MIN_DAY * MICROS_PER_DAY;
+    static final long MAX_MICROS = (MAX_DAY + 1) * MICROS_PER_DAY - 1;
+    private static final String MICROS_RANGE = "0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z";
+    private static final String DAY_RANGE = "0001-01-01 to 9999-12-31";
 
     private Timestamps() {
     }
@@ -107,6 +115,53 @@ final class Timestamps {
         }
         long seconds = epochDay * 86_400L + hour * 3600L + minute * 60L + second - offsetSeconds;
         return seconds * MICROS_PER_SECOND + nanos / 1000L;
+    }
+
+    /** {@code micros} when a Delta reader can hold it; otherwise the record is bad. */
+    static long inRange(long micros) throws BadValueException {
+        if (micros < MIN_MICROS || micros > MAX_MICROS) {
+            throw new BadValueException("timestamp " + instantText(micros)
+                    + " is outside the range Delta readers can hold (" + MICROS_RANGE + ")");
+        }
+        return micros;
+    }
+
+    /** {@code epochDay} as an int when a Delta reader can hold the date; otherwise the record is bad. */
+    static int dayInRange(long epochDay) throws BadValueException {
+        if (epochDay < MIN_DAY || epochDay > MAX_DAY) {
+            throw new BadValueException("date " + dayText(epochDay) + " is outside the range Delta readers can hold ("
+                    + DAY_RANGE + ")");
+        }
+        return (int) epochDay;
+    }
+
+    /** An instant given in epoch seconds and nanoseconds as microseconds, checked against the range. */
+    static long micros(long epochSecond, int nanos) throws BadValueException {
+        if (epochSecond < MIN_MICROS / MICROS_PER_SECOND - 1 || epochSecond > MAX_MICROS / MICROS_PER_SECOND + 1) {
+            throw new BadValueException("timestamp " + instantText(epochSecond, nanos)
+                    + " is outside the range Delta readers can hold (" + MICROS_RANGE + ")");
+        }
+        return inRange(epochSecond * MICROS_PER_SECOND + nanos / 1000);
+    }
+
+    private static String instantText(long micros) {
+        return instantText(Math.floorDiv(micros, MICROS_PER_SECOND), (int) Math.floorMod(micros, MICROS_PER_SECOND) * 1000);
+    }
+
+    private static String instantText(long epochSecond, int nanos) {
+        try {
+            return java.time.Instant.ofEpochSecond(epochSecond, nanos).toString();
+        } catch (DateTimeException e) {
+            return epochSecond + " s since 1970-01-01T00:00:00Z";
+        }
+    }
+
+    private static String dayText(long epochDay) {
+        try {
+            return LocalDate.ofEpochDay(epochDay).toString();
+        } catch (DateTimeException e) {
+            return epochDay + " days since 1970-01-01";
+        }
     }
 
     /** True for text of only digits, with an optional leading minus sign. */
