@@ -39,10 +39,22 @@ public final class MappingConverter implements RecordConverter {
      * @param clock   the time of processing for {@code @now}
      */
     public MappingConverter(ColumnMapping mapping, Clock clock) {
-        this(mapping, clock, new Json());
+        this(mapping, clock, EpochUnit.NONE);
+    }
+
+    /**
+     * @param numericUnit the unit of numbers in timestamp columns whose type names none
+     *                    ({@code timestamp.numeric.unit})
+     */
+    public MappingConverter(ColumnMapping mapping, Clock clock, EpochUnit numericUnit) {
+        this(mapping, clock, numericUnit, new Json());
     }
 
     MappingConverter(ColumnMapping mapping, Clock clock, Json json) {
+        this(mapping, clock, EpochUnit.NONE, json);
+    }
+
+    MappingConverter(ColumnMapping mapping, Clock clock, EpochUnit numericUnit, Json json) {
         Objects.requireNonNull(mapping, "mapping");
         if (mapping.isAuto()) {
             throw new IllegalArgumentException(
@@ -64,7 +76,7 @@ public final class MappingConverter implements RecordConverter {
         for (int i = 0, d = 0; i < n; i++) {
             ColumnSpec spec = specs.get(i);
             sources[i] = spec.source();
-            coercions[i] = Coercions.of(spec.column(), json);
+            coercions[i] = Coercions.of(spec, numericUnit, json);
             nullProblems[i] = nullProblem(spec.source());
             if (spec.source() instanceof Source.DateOf dateOf) {
                 derived[d] = i;

@@ -89,54 +89,66 @@ class PoisonRecordsTest {
         return SinkRecords.withTimestamp(TOPIC, 0, offset, value, GOOD_KAFKA_TIME);
     }
 
+    /** A bad record and a part of the message it must be reported with. */
+    private record Poison(SinkRecord record, String problem) {
+    }
+
     /** The bad records, by what is wrong with them; each is a good envelope with one value changed. */
-    private static Map<String, SinkRecord> poison(long firstOffset) {
-        Map<String, String> values = new LinkedHashMap<>();
+    private static Map<String, Poison> poison(long firstOffset) {
+        Map<String, String[]> values = new LinkedHashMap<>();
         String ts = "\"2026-06-22T09:15:30Z\"";
         String day = "\"2026-06-22\"";
         String payload = "\"{\\\"power\\\":84.5}\"";
         String type = "\"smart_plug\"";
-        values.put("year 10000 after UTC normalisation", envelope(type, "\"9999-12-31T23:00:00-05:00\"", day, payload));
-        values.put("year 0 after UTC normalisation", envelope(type, "\"0001-01-01T00:30:00+01:00\"", day, payload));
-        values.put("year 0 as written", envelope(type, "\"0000-06-01T00:00:00Z\"", day, payload));
-        values.put("a date past 9999-12-31 as days", envelope(type, ts, "3000000", payload));
-        values.put("a date before 0001-01-01 as days", envelope(type, ts, "-800000", payload));
-        values.put("a date in year 0", envelope(type, ts, "\"0000-12-31\"", payload));
-        Map<String, SinkRecord> out = new LinkedHashMap<>();
+        String range = "outside the range Delta readers can hold";
+        values.put("year 10000 after UTC normalisation",
+                new String[] {envelope(type, "\"9999-12-31T23:00:00-05:00\"", day, payload), range});
+        values.put("year 0 after UTC normalisation",
+                new String[] {envelope(type, "\"0001-01-01T00:30:00+01:00\"", day, payload), range});
+        values.put("year 0 as written", new String[] {envelope(type, "\"0000-06-01T00:00:00Z\"", day, payload), range});
+        values.put("a date past 9999-12-31 as days", new String[] {envelope(type, ts, "3000000", payload), range});
+        values.put("a date before 0001-01-01 as days", new String[] {envelope(type, ts, "-800000", payload), range});
+        values.put("a date in year 0", new String[] {envelope(type, ts, "\"0000-12-31\"", payload), range});
+        values.put("epoch seconds without a unit",
+                new String[] {envelope(type, "1782119730", day, payload), "timestamp.numeric.unit"});
+        values.put("epoch milliseconds as text without a unit",
+                new String[] {envelope(type, "\"1782119730000\"", day, payload), "timestamp.numeric.unit"});
+        Map<String, Poison> out = new LinkedHashMap<>();
         long offset = firstOffset;
-        for (Map.Entry<String, String> e : values.entrySet()) {
-            out.put(e.getKey(), record(offset++, e.getValue()));
+        for (Map.Entry<String, String[]> e : values.entrySet()) {
+            out.put(e.getKey(), new Poison(record(offset++, e.getValue()[0]), e.getValue()[1]));
         }
-        out.put("Kafka record timestamp in year 10000", SinkRecords.withTimestamp(TOPIC, 0, offset,
-                good(), Instant.parse("+10000-01-01T00:00:00Z").toEpochMilli()));
+        out.put("Kafka record timestamp in year 10000", new Poison(SinkRecords.withTimestamp(TOPIC, 0, offset,
+                good(), Instant.parse("+10000-01-01T00:00:00Z").toEpochMilli()), range));
         return out;
     }
 
     @Test
-    void timestampsAndDatesNoReaderCanHoldGoToTheDeadLetterQueue() {
+    void recordsNoReaderCouldReadBackGoToTheDeadLetterQueue() {
         RecordingContext ctx = new RecordingContext(true);
         SinkSession s = session(ctx, Map.of("errors.tolerance", "all"));
         s.open(List.of(TP0));
         List<SinkRecord> batch = new ArrayList<>();
         batch.add(record(0, good()));
-        Map<String, SinkRecord> bad = poison(1);
-        batch.addAll(bad.values());
+        Map<String, Poison> bad = poison(1);
+        bad.values().forEach(p -> batch.add(p.record()));
         long next = 1 + bad.size();
         batch.add(record(next, good()));
         s.put(batch);
 
         assertEquals(Map.of(TP0, new OffsetAndMetadata(next + 1)), s.commit());
+        List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
+        assertEquals(List.of(0L, next), rows.stream().map(r -> (Long) r.get("kafka_offset")).sorted().toList());
         Map<Long, String> reported = new TreeMap<>();
         for (int i = 0; i < ctx.reported.size(); i++) {
             reported.put(ctx.reported.get(i).kafkaOffset(), ctx.reportedErrors.get(i).getMessage());
         }
-        List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
-        assertEquals(List.of(0L, next), rows.stream().map(r -> (Long) r.get("kafka_offset")).sorted().toList());
-        List<Long> expected = bad.values().stream().map(SinkRecord::kafkaOffset).toList();
-        assertEquals(expected, List.copyOf(reported.keySet()), "every poison record is reported: " + bad.keySet()
-                + "\n" + reported);
-        for (String message : reported.values()) {
-            assertTrue(message.contains("0001-01-01") && message.contains("9999-12-31"), message);
+        assertEquals(bad.values().stream().map(p -> p.record().kafkaOffset()).toList(), List.copyOf(reported.keySet()),
+                "every poison record is reported: " + bad.keySet() + "\n" + reported);
+        for (Map.Entry<String, Poison> e : bad.entrySet()) {
+            String message = reported.get(e.getValue().record().kafkaOffset());
+            assertTrue(message.contains(e.getValue().problem()) && message.contains("sensor-events/0@"
+                    + e.getValue().record().kafkaOffset()), e.getKey() + ": " + message);
         }
     }
 
