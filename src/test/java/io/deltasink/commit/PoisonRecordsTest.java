@@ -113,6 +113,13 @@ class PoisonRecordsTest {
                 new String[] {envelope(type, "1782119730", day, payload), "timestamp.numeric.unit"});
         values.put("epoch milliseconds as text without a unit",
                 new String[] {envelope(type, "\"1782119730000\"", day, payload), "timestamp.numeric.unit"});
+        String through = "path 'payload.power' goes through field 'payload'";
+        values.put("a payload that is a boolean", new String[] {envelope(type, ts, day, "true"), through});
+        values.put("a payload that is JSON text of a boolean", new String[] {envelope(type, ts, day, "\"true\""), through});
+        values.put("a payload that is a number", new String[] {envelope(type, ts, day, "42"), through});
+        values.put("a payload that is a list", new String[] {envelope(type, ts, day, "\"[1,2]\""), through});
+        values.put("a payload that is text, not JSON", new String[] {envelope(type, ts, day, "\"on\""),
+            "field 'payload' holds text that is not JSON"});
         Map<String, Poison> out = new LinkedHashMap<>();
         long offset = firstOffset;
         for (Map.Entry<String, String[]> e : values.entrySet()) {
