@@ -66,28 +66,31 @@ final class Coercions {
         };
     }
 
-    /** Text of a value: text as is, numbers and booleans as JSON prints them, bytes as UTF-8, containers as JSON. */
-    static String text(Object v, Json json) {
+    /**
+     * Text of a value: text as is, numbers and booleans as JSON prints them, bytes as UTF-8,
+     * containers as JSON. The text is always valid Unicode; anything else is a bad value.
+     */
+    static String text(Object v, Json json) throws BadValueException {
         if (v instanceof String s) {
-            return s;
+            return Unicode.valid(s);
         }
         if (v instanceof Number || v instanceof Boolean) {
             return v.toString();
         }
         if (v instanceof byte[] b) {
-            return new String(b, StandardCharsets.UTF_8);
+            return Unicode.utf8(b);
         }
         if (v instanceof ByteBuffer bb) {
-            return new String(bytes(bb), StandardCharsets.UTF_8);
+            return Unicode.utf8(bytes(bb));
         }
         if (v instanceof java.util.Date d) {
             return Instant.ofEpochMilli(d.getTime()).toString();
         }
         if (v instanceof Struct || v instanceof Map || v instanceof Collection || v instanceof JsonNode
                 || v instanceof Object[]) {
-            return json.write(v, null);
+            return Unicode.valid(json.write(v, null));
         }
-        return v.toString();
+        return Unicode.valid(v.toString());
     }
 
     static long integral(Object v, long min, long max, String type) throws BadValueException {
@@ -244,7 +247,7 @@ final class Coercions {
             return bytes(bb);
         }
         if (v instanceof String s) {
-            return s.getBytes(StandardCharsets.UTF_8);
+            return Unicode.valid(s).getBytes(StandardCharsets.UTF_8);
         }
         throw cannot(v, "binary");
     }

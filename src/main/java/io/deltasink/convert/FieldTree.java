@@ -25,9 +25,11 @@ final class FieldTree {
     private final Map<String, FieldTree> childMap = new LinkedHashMap<>();
     private final List<Integer> valueColumnList = new ArrayList<>();
     private final List<Integer> rawColumnList = new ArrayList<>();
+    private final List<String> rawNameList = new ArrayList<>();
     private FieldTree[] children;
     private int[] valueColumns;
     private int[] rawColumns;
+    private String[] rawNames;
     /** Name of the first column (mapping order) whose path goes below this node; named when descending fails. */
     private String firstBelow;
     /** Name and path of the first column (mapping order) whose path reaches this node; named when reaching it fails. */
@@ -61,7 +63,12 @@ final class FieldTree {
                         node.firstPath = f.pathText();
                     }
                 }
-                (f.raw() ? node.rawColumnList : node.valueColumnList).add(col);
+                if (f.raw()) {
+                    node.rawColumnList.add(col);
+                    node.rawNameList.add(specs.get(col).name());
+                } else {
+                    node.valueColumnList.add(col);
+                }
             }
         }
         if (!any) {
@@ -75,6 +82,7 @@ final class FieldTree {
         children = childMap.values().toArray(new FieldTree[0]);
         valueColumns = valueColumnList.stream().mapToInt(Integer::intValue).toArray();
         rawColumns = rawColumnList.stream().mapToInt(Integer::intValue).toArray();
+        rawNames = rawNameList.toArray(new String[0]);
         for (FieldTree c : children) {
             c.freeze();
         }
@@ -89,8 +97,12 @@ final class FieldTree {
         for (int c : valueColumns) {
             out[c] = Json.plain(value);
         }
-        for (int c : rawColumns) {
-            out[c] = json.rawText(value);
+        for (int i = 0; i < rawColumns.length; i++) {
+            try {
+                out[rawColumns[i]] = json.rawText(value);
+            } catch (BadValueException e) {
+                throw new RecordConversionException(record, rawNames[i], value, "raw(" + path + "): " + e.getMessage());
+            }
         }
         if (children.length == 0 || isNull(value)) {
             return;

@@ -29,6 +29,8 @@ public final class MappingConverter implements RecordConverter {
     private final Source[] sources;
     private final Coercions.Coercion[] coercions;
     private final String[] nullProblems;
+    /** Sources read as text before the column's type applies: the key and headers. */
+    private final boolean[] textFirst;
     private final int[] derived;
     private final int[] derivedFrom;
     private final boolean usesNow;
@@ -69,6 +71,7 @@ public final class MappingConverter implements RecordConverter {
         this.sources = new Source[n];
         this.coercions = new Coercions.Coercion[n];
         this.nullProblems = new String[n];
+        this.textFirst = new boolean[n];
         int derivedCount = (int) specs.stream().filter(s -> s.source() instanceof Source.DateOf).count();
         this.derived = new int[derivedCount];
         this.derivedFrom = new int[derivedCount];
@@ -78,6 +81,7 @@ public final class MappingConverter implements RecordConverter {
             sources[i] = spec.source();
             coercions[i] = Coercions.of(spec, numericUnit, json);
             nullProblems[i] = nullProblem(spec.source());
+            textFirst[i] = spec.source() instanceof Source.Meta m && m.isText();
             if (spec.source() instanceof Source.DateOf dateOf) {
                 derived[d] = i;
                 derivedFrom[d++] = schema.indexOf(dateOf.column());
@@ -134,7 +138,7 @@ public final class MappingConverter implements RecordConverter {
             Object in = row[i];
             if (in != null) {
                 try {
-                    row[i] = coercions[i].apply(in);
+                    row[i] = coercions[i].apply(textFirst[i] ? Coercions.text(in, json) : in);
                 } catch (BadValueException e) {
                     throw new RecordConversionException(record, schema.column(i).name(), in,
                             sourceLabel(source) + ": " + e.getMessage());
@@ -174,10 +178,10 @@ public final class MappingConverter implements RecordConverter {
             case TIMESTAMP:
                 return record.timestamp() == null ? null : Instant.ofEpochMilli(record.timestamp());
             case KEY:
-                return record.key() == null ? null : Coercions.text(record.key(), json);
+                return record.key();
             case HEADER:
                 Header h = record.headers() == null ? null : record.headers().lastWithName(m.header());
-                return h == null || h.value() == null ? null : Coercions.text(h.value(), json);
+                return h == null ? null : h.value();
             case NOW:
                 return now;
             default:

@@ -120,6 +120,11 @@ class PoisonRecordsTest {
         values.put("a payload that is a list", new String[] {envelope(type, ts, day, "\"[1,2]\""), through});
         values.put("a payload that is text, not JSON", new String[] {envelope(type, ts, day, "\"on\""),
             "field 'payload' holds text that is not JSON"});
+        String unicode = "text is not valid Unicode";
+        values.put("a partition value with an unpaired surrogate",
+                new String[] {envelope("\"smart\\ud800plug\"", ts, day, payload), unicode});
+        values.put("a raw payload with an unpaired surrogate",
+                new String[] {envelope(type, ts, day, "{\"power\":1.5,\"note\":\"\\udc00\"}"), unicode});
         Map<String, Poison> out = new LinkedHashMap<>();
         long offset = firstOffset;
         for (Map.Entry<String, String[]> e : values.entrySet()) {
