@@ -92,7 +92,8 @@ class Json {
 
     /**
      * The text of a value as {@code raw(...)} gives it: text as is, bytes as UTF-8, anything else
-     * as JSON; null for a missing value or JSON null. Bytes that are not UTF-8 are a bad value.
+     * as JSON; null for a missing value, JSON null, or text holding only JSON null (as paths
+     * below it see it). Bytes that are not UTF-8 are a bad value.
      */
     String rawText(Object value) throws BadValueException {
         String text;
@@ -110,7 +111,12 @@ class Json {
         } else {
             return write(value, null);
         }
-        return text;
+        return text == null || isJsonNull(text) ? null : text;
+    }
+
+    /** True for text that is JSON null, whitespace around it allowed: such a field holds no value, as JSON null. */
+    private static boolean isJsonNull(String text) {
+        return text.length() < 64 && text.strip().equals("null");
     }
 
     /** Compact JSON text of a value; {@code schema} (may be null) tells logical types of Struct fields. */

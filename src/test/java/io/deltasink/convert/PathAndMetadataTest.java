@@ -99,6 +99,20 @@ class PathAndMetadataTest {
     }
 
     @Test
+    void rawOfAMissingOrNullFieldIsNullAsIsTextHoldingOnlyJsonNull() {
+        String columns = "r:string=raw(p), x:int=p.x";
+        assertArrayEquals(new Object[] {null, null}, convert(columns, "{\"q\":1}"));
+        assertArrayEquals(new Object[] {null, null}, convert(columns, "{\"p\":null}"));
+        assertArrayEquals(new Object[] {null, null}, convert(columns, "{\"p\":\"null\"}"));
+        assertArrayEquals(new Object[] {null, null}, convert(columns, "{\"p\":\" null\\n\"}"));
+        assertArrayEquals(new Object[] {null, null}, convert(columns, java.util.Collections.singletonMap("p", null)));
+        assertArrayEquals(new Object[] {null, null}, convert(columns, Map.of("p", "null".getBytes(StandardCharsets.UTF_8))));
+        assertArrayEquals(new Object[] {"\"null\""}, convert("r:string=raw(p)", "{\"p\":\"\\\"null\\\"\"}"));
+        assertArrayEquals(new Object[] {"nullx"}, convert("r:string=raw(p)", Map.of("p", "nullx")));
+        assertArrayEquals(new Object[] {"{}", null}, convert(columns, "{\"p\":\"{}\"}"));
+    }
+
+    @Test
     void wholeValueIsNotParsedWhenOnlyRawAndMetadataAreRead() {
         Object[] row = convert("line:string=raw(), topic:string=@topic", "not json, just a log line");
         assertArrayEquals(new Object[] {"not json, just a log line", "t"}, row);
