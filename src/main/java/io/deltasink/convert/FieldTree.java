@@ -159,7 +159,8 @@ final class FieldTree {
             Field f = s.schema().field(segment);
             return f == null ? null : s.get(f);
         } else if (container instanceof Map<?, ?> m) {
-            return m.get(segment);
+            Object v = m.get(segment);
+            return v != null || m.isEmpty() || m.keySet().iterator().next() instanceof String ? v : byKeyText(m);
         } else if (container instanceof List<?> l) {
             int i = listIndex(record, parent, container, json);
             return i < l.size() ? l.get(i) : null;
@@ -168,6 +169,16 @@ final class FieldTree {
         throw new RecordConversionException(record, firstColumn, Json.plain(original), "path '" + firstPath + "' goes through "
                 + parent.where() + ", which holds " + (parsed ? "JSON text of " : "") + kind(container)
                 + (index >= 0 ? ", not an object or a list" : ", not an object"));
+    }
+
+    /** The value whose key prints as this segment: a Connect map may be keyed by numbers or booleans. */
+    private Object byKeyText(Map<?, ?> map) {
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+            if (segment.equals(String.valueOf(e.getKey()))) {
+                return e.getValue();
+            }
+        }
+        return null;
     }
 
     private int listIndex(SinkRecord record, FieldTree parent, Object list, Json json) {

@@ -57,7 +57,8 @@ final class Timestamps {
     static long epochMicros(Object v, EpochUnit unit, String noUnit) throws BadValueException {
         if (v instanceof String s) {
             String t = s.trim();
-            if (Coercions.isNumber(t)) {
+            boolean iso = t.length() >= 10 && t.charAt(4) == '-';
+            if (!iso && Coercions.isNumber(t)) {
                 requireUnit(unit, noUnit);
                 return isInteger(t) && t.length() <= 18 ? scaled(Long.parseLong(t), unit) : scaled(new BigDecimal(t), unit);
             }

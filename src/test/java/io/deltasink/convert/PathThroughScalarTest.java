@@ -122,6 +122,16 @@ class PathThroughScalarTest {
     }
 
     @Test
+    void aMapKeyedByNumbersIsReachedByTheKeysText() {
+        Schema schema = SchemaBuilder.struct().field("readings",
+                SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.FLOAT64_SCHEMA).build()).build();
+        Struct struct = new Struct(schema).put("readings", Map.of(1, 84.5, 2, 85.0));
+        assertArrayEquals(new Object[] {84.5, 85.0, null}, convert("a:double=readings.1, b:double=readings.2, "
+                + "c:double=readings.3", struct));
+        assertArrayEquals(new Object[] {"yes"}, convert("a:string=flags.true", Map.of("flags", Map.of(true, "yes"))));
+    }
+
+    @Test
     void scalarStructFieldsAndBytesHoldingJson() {
         Schema schema = SchemaBuilder.struct().field("payload", Schema.INT32_SCHEMA)
                 .field("doc", Schema.BYTES_SCHEMA).build();
