@@ -18,8 +18,11 @@ import io.deltasink.model.RowSchema;
  * {@code byte[]}; paths descend through all of these and through fields holding JSON text.
  *
  * <p>A missing field, or null on the way, gives null, which is an error only for a NOT NULL
- * column. Every failure is a {@link RecordConversionException} naming the record, the column
- * and the value. Immutable after construction; {@link #convert} keeps no state between calls.
+ * column; a path through a scalar is an error. Every value that passes is one any Delta reader
+ * can hold: timestamps and dates in years 0001 to 9999, text that is valid Unicode, numbers in
+ * timestamp columns read in an explicit unit. Every failure is a {@link RecordConversionException}
+ * naming the record, the column and the value. Immutable after construction; {@link #convert}
+ * keeps no state between calls.
  */
 public final class MappingConverter implements RecordConverter {
     private final RowSchema schema;
@@ -63,6 +66,7 @@ public final class MappingConverter implements RecordConverter {
                     "columns=auto has no columns yet: derive a mapping from the first record with AutoMapping.derive");
         }
         this.clock = Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(numericUnit, "numericUnit");
         this.json = json;
         this.schema = mapping.schema();
         List<ColumnSpec> specs = mapping.specs();
