@@ -8,6 +8,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.convert.AutoMapping;
 import io.deltasink.convert.ColumnMapping;
+import io.deltasink.convert.EpochUnit;
 import io.deltasink.convert.MappingConverter;
 import io.deltasink.convert.RecordConverter;
 
@@ -17,10 +18,11 @@ final class Converters {
     }
 
     static Function<SinkRecord, RecordConverter> factory(DeltaSinkConfig config, Clock clock) {
+        EpochUnit unit = EpochUnit.parse(config.timestampNumericUnit());
         if (config.autoColumns()) {
-            return first -> first == null ? null : new MappingConverter(AutoMapping.derive(first), clock);
+            return first -> first == null ? null : new MappingConverter(AutoMapping.derive(first), clock, unit);
         }
         ColumnMapping mapping = ColumnMapping.parse(config.columns(), config.notNullColumns());
-        return ignored -> new MappingConverter(mapping, clock);
+        return ignored -> new MappingConverter(mapping, clock, unit);
     }
 }

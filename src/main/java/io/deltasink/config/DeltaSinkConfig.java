@@ -47,7 +47,9 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
     public static final String COLUMNS = "columns";
     static final String COLUMNS_DOC = "The column mapping: comma-separated entries 'name:type=source', or 'auto'. "
-            + "Types: string, int, long, short, byte, double, float, boolean, binary, date, timestamp, decimal(p,s). "
+            + "Types: string, int, long, short, byte, double, float, boolean, binary, date, timestamp, "
+            + "timestamp(seconds|millis|micros|nanos) (the unit of numbers in the column, see timestamp.numeric.unit), "
+            + "decimal(p,s). "
             + "Sources: a path into the value (a.b.c; descends into fields that hold JSON text), @topic, @partition, "
             + "@offset, @timestamp, @key, @header.<name>, @now (processing time), raw(<path>) (the field's text), "
             + "date(<column>) (the UTC date of a timestamp column). 'auto' flattens a Struct or Map by its own shape "
@@ -57,6 +59,16 @@ public final class DeltaSinkConfig extends AbstractConfig {
     public static final String COLUMNS_NOT_NULL = "columns.not.null";
     static final String COLUMNS_NOT_NULL_DOC = "Columns that must have a value (NOT NULL in the table schema). "
             + "A record whose value for one of them is missing is a bad record (see errors.tolerance).";
+
+    public static final String TIMESTAMP_NUMERIC_UNIT = "timestamp.numeric.unit";
+    static final String TIMESTAMP_NUMERIC_UNIT_DOC = "The unit of a number (or text of only digits, optionally "
+            + "signed, or a decimal number) in a timestamp column whose type names none: seconds, millis, micros "
+            + "or nanos since 1970-01-01T00:00:00Z; fractions count (1.5 seconds is 1,500,000 microseconds), finer "
+            + "than a microsecond is truncated. A column names its own with timestamp(seconds|millis|micros|nanos), "
+            + "which wins. 'none': such numbers are bad records (see errors.tolerance), since epoch seconds and "
+            + "epoch milliseconds cannot be told apart. ISO-8601 text, Connect Timestamp values and @timestamp "
+            + "(Kafka's epoch milliseconds) need no unit; date columns take integers as days since 1970-01-01.";
+    static final String TIMESTAMP_NUMERIC_UNIT_DEFAULT = "none";
 
     public static final String NULL_VALUE_BEHAVIOR = "behavior.on.null.values";
     static final String NULL_VALUE_BEHAVIOR_DOC = "What to do with a record whose value is null (a tombstone): "
@@ -192,6 +204,9 @@ public final class DeltaSinkConfig extends AbstractConfig {
                 Importance.HIGH, COLUMNS_DOC, GROUP_MAPPING, ++order, Width.LONG, "Column mapping");
         def.define(COLUMNS_NOT_NULL, Type.LIST, "",
                 Importance.MEDIUM, COLUMNS_NOT_NULL_DOC, GROUP_MAPPING, ++order, Width.MEDIUM, "Not-null columns");
+        def.define(TIMESTAMP_NUMERIC_UNIT, Type.STRING, TIMESTAMP_NUMERIC_UNIT_DEFAULT,
+                Validators.oneOf("none", "seconds", "millis", "micros", "nanos"),
+                Importance.MEDIUM, TIMESTAMP_NUMERIC_UNIT_DOC, GROUP_MAPPING, ++order, Width.SHORT, "Unit of numeric timestamps");
         def.define(NULL_VALUE_BEHAVIOR, Type.STRING, NULL_VALUE_BEHAVIOR_DEFAULT,
                 Validators.oneOf("ignore", "fail"),
                 Importance.MEDIUM, NULL_VALUE_BEHAVIOR_DOC, GROUP_MAPPING, ++order, Width.SHORT, "On null value");
@@ -269,6 +284,11 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
     public List<String> notNullColumns() {
         return trimmed(getList(COLUMNS_NOT_NULL));
+    }
+
+    /** The unit of numbers in timestamp columns without one of their own: none, seconds, millis, micros or nanos. */
+    public String timestampNumericUnit() {
+        return getString(TIMESTAMP_NUMERIC_UNIT).trim().toLowerCase(Locale.ROOT);
     }
 
     public boolean failOnNullValues() {
