@@ -148,7 +148,7 @@ class PoisonRecordsTest {
         batch.add(record(next, good()));
         s.put(batch);
 
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(next + 1)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(next + 1)), s.commit(Map.of()));
         List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
         assertEquals(List.of(0L, next), rows.stream().map(r -> (Long) r.get("kafka_offset")).sorted().toList());
         Map<Long, String> reported = new TreeMap<>();

@@ -117,7 +117,7 @@ class SeedPresetTest {
         }
         batch.add(SinkRecords.of(TOPIC, 0, offset, SensorEvents.event(10).json()));
         s.put(batch);
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(offset + 1)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(offset + 1)), s.commit(Map.of()));
 
         Map<Long, String> reported = new TreeMap<>();
         for (int i = 0; i < ctx.reported.size(); i++) {
