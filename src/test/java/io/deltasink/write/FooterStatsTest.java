@@ -110,8 +110,11 @@ class FooterStatsTest {
         assertEquals(new BigDecimal(BigInteger.valueOf(lo).multiply(BigInteger.TEN.pow(30)), 5), min.get("dec38"));
         assertEquals(new BigDecimal(BigInteger.valueOf(hi).multiply(BigInteger.TEN.pow(30)), 5), max.get("dec38"));
 
-        // no bounds: long strings, binary, all-null columns; never partition columns
-        for (String none : List.of("long_s", "bin", "all_null", "p")) {
+        // long strings whole (the table layer cuts them to a prefix)
+        assertEquals(LONG_PREFIX + 1, min.get("long_s"));
+        assertEquals(LONG_PREFIX + 999, max.get("long_s"));
+        // no bounds: binary, all-null columns; never partition columns
+        for (String none : List.of("bin", "all_null", "p")) {
             assertFalse(min.containsKey(none), none);
             assertFalse(max.containsKey(none), none);
         }
@@ -142,11 +145,14 @@ class FooterStatsTest {
     }
 
     @Test
-    void shortStringsKeepBoundsUpTo32Characters() {
-        Column s = Column.of("s", ColumnType.STRING, true);
-        String exactly32 = "x".repeat(31) + "é";
-        assertEquals(exactly32, FooterStats.toRowValue(s, org.apache.parquet.io.api.Binary.fromString(exactly32)));
-        assertEquals(null, FooterStats.toRowValue(s, org.apache.parquet.io.api.Binary.fromString(exactly32 + "y")));
+    void aNaNMaximumIsNoBoundAndStringsStayWhole() {
+        Column d = Column.of("d", ColumnType.DOUBLE, true);
+        assertEquals(null, FooterStats.toRowValue(d, Double.NaN));
+        assertEquals(Double.NEGATIVE_INFINITY, FooterStats.toRowValue(d, Double.NEGATIVE_INFINITY));
+        assertEquals(null, FooterStats.toRowValue(Column.of("f", ColumnType.FLOAT, true), Float.NaN));
+        String longText = "x".repeat(31) + "\u00e9\uD83D\uDE00" + "y".repeat(100);
+        assertEquals(longText, FooterStats.toRowValue(Column.of("s", ColumnType.STRING, true),
+                org.apache.parquet.io.api.Binary.fromString(longText)));
     }
 
     private static long countMultiples(int k) {
