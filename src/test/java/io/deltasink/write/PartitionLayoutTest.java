@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.schema.Type;
@@ -115,9 +116,40 @@ class PartitionLayoutTest {
     }
 
     @Test
-    void escapingMatchesHive() {
+    void escapingMatchesHiveAndKeepsFolderNamesAscii() {
         assertEquals("a%01b%7F%5Bc%5D%7Bd%5E%27%22%2A%5C", PartitionFormat.escapePathName("a\u0001b\u007F[c]{d^'\"*\\"));
-        assertEquals("héllo wörld-_.~+,;!$&()@", PartitionFormat.escapePathName("héllo wörld-_.~+,;!$&()@"));
+        assertEquals("%00%0A%09 x .. . -_.~+,;!$&()@", PartitionFormat.escapePathName("\u0000\n\t x .. . -_.~+,;!$&()@"));
+        // non-ASCII as UTF-8 bytes: one, two, three and four bytes per character
+        assertEquals("h%C3%A9llo %E6%97%A5%F0%9F%98%80", PartitionFormat.escapePathName("h\u00e9llo \u65e5\uD83D\uDE00"));
+        // what looks like an escape is escaped again, so distinct values give distinct folders
+        assertEquals("%252F %25C3%25BC", PartitionFormat.escapePathName("%2F %C3%BC"));
+        assertEquals("a%3Fb", PartitionFormat.escapePathName("a\uD800b")); // a lone surrogate
+        assertEquals("plain", PartitionFormat.escapePathName("plain"));
+    }
+
+    @Test
+    void aPartitionValueTooLongForAFolderNameIsRejectedNamingTheColumn() throws Exception {
+        PartitionedWriter w = writer(SCHEMA, List.of("dev"));
+        String fits = "x".repeat(PartitionFormat.MAX_FOLDER_NAME_BYTES - "dev=".length());
+        w.write(new Object[] {1, fits, "n", null, null});
+        // 63 emoji: 252 characters as UTF-16, 756 bytes once escaped
+        String emoji = "\uD83D\uDE00".repeat(63);
+        for (String tooLong : List.of(fits + "y", emoji, "/".repeat(90))) {
+            RowRejectedException e = assertThrows(RowRejectedException.class,
+                    () -> w.write(new Object[] {2, tooLong, "n", null, null}));
+            assertEquals("dev", e.column());
+            assertEquals(tooLong, e.value());
+            assertTrue(e.getMessage().contains("255"), e.getMessage());
+        }
+        // nothing of the rejected rows was written; the writer goes on
+        w.write(new Object[] {3, "ok", "n", null, null});
+        List<DataFile> files = w.finish();
+        assertEquals(2, files.size());
+        assertEquals(2L, files.stream().mapToLong(f -> f.stats().numRecords()).sum());
+        try (Stream<Path> all = Files.list(dir)) {
+            assertEquals(Set.of("dev=" + fits, "dev=ok"), all.map(p -> p.getFileName().toString())
+                    .collect(Collectors.toSet()));
+        }
     }
 
     @Test
