@@ -117,8 +117,10 @@ public final class PartitionedWriter {
     /**
      * Writes one row (values in the forms listed on {@link ColumnType}) to the open file of its partition.
      *
-     * @throws IllegalArgumentException when the row does not fit the schema (e.g. null in a not-null
-     *                                  column); nothing is written and the writer stays usable
+     * @throws RowRejectedException when a value cannot be written (e.g. null in a not-null column, an
+     *                              empty string in a NOT NULL partition column, a partition value too
+     *                              long for a folder name); nothing is written and the writer stays usable
+     * @throws IllegalArgumentException when the row is not a row of the schema (null, wrong length)
      * @throws IOException              when storage fails; call {@link #abort()} then
      */
     public void write(Object[] row) throws IOException {
@@ -218,7 +220,12 @@ public final class PartitionedWriter {
         }
         String[] values = new String[partitionIndexes.length];
         for (int i = 0; i < values.length; i++) {
-            values[i] = PartitionFormat.serialize(partitionColumns.get(i), row[partitionIndexes[i]]);
+            Column column = partitionColumns.get(i);
+            values[i] = PartitionFormat.serialize(column, row[partitionIndexes[i]]);
+            if (values[i] == null && !column.nullable()) {
+                throw new RowRejectedException(column.name(), row[partitionIndexes[i]], "an empty string cannot be the "
+                        + "value of a NOT NULL partition column: Delta stores an empty partition value as null");
+            }
         }
         return Collections.unmodifiableList(Arrays.asList(values));
     }
