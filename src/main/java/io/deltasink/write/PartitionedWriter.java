@@ -5,12 +5,10 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -21,6 +19,7 @@ import org.slf4j.LoggerFactory;
 import io.deltasink.model.Column;
 import io.deltasink.model.ColumnType;
 import io.deltasink.model.DataFile;
+import io.deltasink.model.PartitionSpec;
 import io.deltasink.model.RowSchema;
 
 /**
@@ -63,8 +62,7 @@ public final class PartitionedWriter {
      * @param root             the table root
      * @param conf             Hadoop configuration for the file system of {@code root}
      * @param clock            gives the files' modification times
-     * @throws IllegalArgumentException when a partition column is unknown, repeated or binary, or
-     *                                  no data column is left
+     * @throws IllegalArgumentException when the partition columns break a rule of {@link PartitionSpec}
      * @throws IOException              when the file system of {@code root} cannot be reached
      */
     public PartitionedWriter(WriterSettings settings, RowSchema schema, List<String> partitionColumns, Path root,
@@ -76,40 +74,11 @@ public final class PartitionedWriter {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.checker = new RowChecker(schema);
 
-        Set<String> seen = new HashSet<>();
-        this.partitionIndexes = new int[partitionColumns.size()];
-        List<Column> parts = new ArrayList<>();
-        for (int i = 0; i < partitionColumns.size(); i++) {
-            String name = partitionColumns.get(i);
-            int index = schema.indexOf(name);
-            if (index < 0) {
-                throw new IllegalArgumentException("partition column '" + name + "' is not a column of the table; columns: "
-                        + schema.columns().stream().map(Column::name).toList());
-            }
-            if (!seen.add(name)) {
-                throw new IllegalArgumentException("partition column '" + name + "' is listed twice");
-            }
-            if (schema.column(index).type() == ColumnType.BINARY) {
-                throw new IllegalArgumentException("partition column '" + name + "' is binary; binary columns cannot be partition columns");
-            }
-            partitionIndexes[i] = index;
-            parts.add(schema.column(index));
-        }
-        this.partitionColumns = List.copyOf(parts);
-
-        List<Column> data = new ArrayList<>();
-        List<Integer> dataIdx = new ArrayList<>();
-        for (int i = 0; i < schema.size(); i++) {
-            if (!seen.contains(schema.column(i).name())) {
-                data.add(schema.column(i));
-                dataIdx.add(i);
-            }
-        }
-        if (data.isEmpty()) {
-            throw new IllegalArgumentException("every column is a partition column; a table needs at least one other column");
-        }
-        this.dataColumns = List.copyOf(data);
-        this.dataIndexes = dataIdx.stream().mapToInt(Integer::intValue).toArray();
+        PartitionSpec spec = PartitionSpec.of(schema, partitionColumns);
+        this.partitionColumns = spec.partitionColumns();
+        this.partitionIndexes = spec.partitionIndexes();
+        this.dataColumns = spec.dataColumns();
+        this.dataIndexes = spec.dataIndexes();
         this.statsColumns = dataColumns.subList(0, Math.min(settings.statsColumns(), dataColumns.size()));
         this.fs = root.getFileSystem(conf);
     }
