@@ -116,8 +116,9 @@ public final class PartitionedWriter {
     /**
      * Closes all open files and returns every file finished since the last call (rolled and
      * early-closed ones included), ready for the table's {@code add} actions. Paths are relative
-     * to the root and spelled as the files are named in storage (partition folders Hive-escaped,
-     * not URI-encoded); encoding them for the Delta log is the table layer's job.
+     * to the root and spelled as the files are named in storage (partition folders escaped as
+     * {@link PartitionFormat#escapePathName} says, plain ASCII, not URI-encoded); encoding them for
+     * the Delta log is the table layer's job.
      */
     public List<DataFile> finish() throws IOException {
         for (List<String> key : new ArrayList<>(open.keySet())) {
