@@ -19,6 +19,8 @@ final class PartitionFormat {
     static final String NULL_FOLDER_VALUE = "__HIVE_DEFAULT_PARTITION__";
     /** The longest file or folder name most file systems accept (ext4, XFS, NTFS, APFS; HDFS by default). */
     static final int MAX_FOLDER_NAME_BYTES = 255;
+    /** The longest object key S3 accepts, in bytes: the bound for a data file's whole path below the bucket. */
+    static final int MAX_PATH_BYTES = 1024;
 
     private static final DateTimeFormatter TIMESTAMP =
             DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS");
@@ -61,11 +63,20 @@ final class PartitionFormat {
      * partition columns. Each folder name is {@code name=value}, both escaped by
      * {@link #escapePathName}, so it is plain ASCII.
      *
+     * @param maxBytes the longest the whole folder may be (what the table's path and a file name
+     *                 leave of an object key)
      * @throws RowRejectedException when a folder name would be longer than
-     *                              {@value #MAX_FOLDER_NAME_BYTES} bytes, naming the column
+     *                              {@value #MAX_FOLDER_NAME_BYTES} bytes, naming its column, or the
+     *                              whole folder longer than {@code maxBytes}, naming the column of
+     *                              the longest folder name
      */
-    static String directory(List<Column> partitionColumns, List<String> serializedValues) {
+    static String directory(List<Column> partitionColumns, List<String> serializedValues, int maxBytes) {
+        if (partitionColumns.isEmpty()) {
+            return "";
+        }
         StringBuilder sb = new StringBuilder();
+        int longest = -1;
+        int longestLength = 0;
         for (int i = 0; i < partitionColumns.size(); i++) {
             Column column = partitionColumns.get(i);
             String v = serializedValues.get(i);
@@ -78,7 +89,17 @@ final class PartitionFormat {
                         + length + " bytes once escaped ('" + sb.substring(start, start + 40) + "...'), longer than the "
                         + MAX_FOLDER_NAME_BYTES + " bytes file systems accept");
             }
+            if (length > longestLength) {
+                longest = i;
+                longestLength = length;
+            }
             sb.append('/');
+        }
+        if (sb.length() > maxBytes) {
+            throw new RowRejectedException(partitionColumns.get(longest).name(), serializedValues.get(longest),
+                    "the partition folders would be " + sb.length() + " bytes together, more than the " + maxBytes
+                    + " bytes the table's path and a file name leave of the " + MAX_PATH_BYTES
+                    + " bytes an object key may have (S3); this column's folder name is the longest");
         }
         return sb.toString();
     }

@@ -1,6 +1,7 @@
 package io.deltasink.write;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -47,6 +48,7 @@ public final class PartitionedWriter {
     private final List<Column> dataColumns;
     private final int[] dataIndexes;
     private final List<Column> statsColumns;
+    private final int directoryBytes;
 
     private final Map<List<String>, OpenFile> open = new LinkedHashMap<>();
     private final List<DataFile> finished = new ArrayList<>();
@@ -81,6 +83,9 @@ public final class PartitionedWriter {
         this.dataIndexes = spec.dataIndexes();
         this.statsColumns = dataColumns.subList(0, Math.min(settings.statsColumns(), dataColumns.size()));
         this.fs = root.getFileSystem(conf);
+        // what the table's path below the bucket (and a '/') leaves of an object key for folders and a file name
+        this.directoryBytes = PartitionFormat.MAX_PATH_BYTES - 1
+                - root.toUri().getPath().getBytes(StandardCharsets.UTF_8).length;
     }
 
     /**
@@ -201,8 +206,10 @@ public final class PartitionedWriter {
     }
 
     private OpenFile openFile(List<String> key) throws IOException {
-        String relative = PartitionFormat.directory(partitionColumns, key) + String.format(
-                "part-%05d-%s.c000%s.parquet", fileCounter++, UUID.randomUUID(), settings.fileNameCodecPart());
+        String name = String.format("part-%05d-%s.c000%s.parquet", fileCounter, UUID.randomUUID(),
+                settings.fileNameCodecPart());
+        String relative = PartitionFormat.directory(partitionColumns, key, directoryBytes - name.length()) + name;
+        fileCounter++;
         Map<String, String> partitionValues = new LinkedHashMap<>();
         for (int i = 0; i < partitionColumns.size(); i++) {
             partitionValues.put(partitionColumns.get(i).name(), key.get(i));

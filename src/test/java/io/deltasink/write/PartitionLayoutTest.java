@@ -154,6 +154,22 @@ class PartitionLayoutTest {
     }
 
     @Test
+    void partitionFoldersTooLongTogetherForAnObjectKeyAreRejectedNamingTheLongestColumn() throws Exception {
+        RowSchema wide = new RowSchema(List.of(Column.of("id", ColumnType.INT, false),
+                Column.of("a", ColumnType.STRING, true), Column.of("b", ColumnType.STRING, true),
+                Column.of("c", ColumnType.STRING, true), Column.of("d", ColumnType.STRING, true),
+                Column.of("e", ColumnType.STRING, true)));
+        PartitionedWriter w = writer(wide, List.of("a", "b", "c", "d", "e"));
+        String v = "v".repeat(200); // each folder name fits in 255 bytes, all five do not fit in a 1024-byte key
+        RowRejectedException e = assertThrows(RowRejectedException.class,
+                () -> w.write(new Object[] {1, v, v, v + "w", v, v}));
+        assertEquals("c", e.column());
+        assertTrue(e.getMessage().contains("1024"), e.getMessage());
+        w.write(new Object[] {2, "x", "x", "x", "x", "x"});
+        assertEquals(1, w.finish().size());
+    }
+
+    @Test
     void badPartitionColumnsAreRejectedAtConstructionByTheSharedRules() {
         RowSchema withBinary = new RowSchema(List.of(Column.of("id", ColumnType.INT, false),
                 Column.of("raw", ColumnType.BINARY, true)));
