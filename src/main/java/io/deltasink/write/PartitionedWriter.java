@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -206,7 +207,7 @@ public final class PartitionedWriter {
     }
 
     private OpenFile openFile(List<String> key) throws IOException {
-        String name = String.format("part-%05d-%s.c000%s.parquet", fileCounter, UUID.randomUUID(),
+        String name = String.format(Locale.ROOT, "part-%05d-%s.c000%s.parquet", fileCounter, UUID.randomUUID(),
                 settings.fileNameCodecPart());
         String relative = PartitionFormat.directory(partitionColumns, key, directoryBytes - name.length()) + name;
         fileCounter++;

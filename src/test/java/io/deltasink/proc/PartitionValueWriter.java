@@ -25,7 +25,8 @@ import io.deltasink.storage.StorageSettings;
 /**
  * A child JVM of {@link PartitionValuesLocaleIT}: writes one record per value of {@link #VALUES}
  * through a {@link SinkSession} into a table partitioned by {@code dev} (the value) and
- * {@code gerät} (a non-ASCII column name holding a non-ASCII value), and commits once. The values
+ * {@code gerät} (a non-ASCII column name holding a non-ASCII value), with the value also in the
+ * data column {@code label} (so in the file's statistics), and commits once. The values
  * are compiled in, so no command line or file encoding stands between them and the session.
  *
  * <p>Arguments: the table location. Prints {@code sun.jnu.encoding=<name>} and then {@code DONE}.
@@ -38,7 +39,7 @@ public final class PartitionValueWriter {
             "pl\u00fcg", "\u65e5\u672c", "\uD83D\uDE00 outside the BMP", "a/b", "a=b", "100%", "#tag", "what?", "a:b",
             "two words", " leading", "trailing ", "..", ".", "line\nbreak", "tab\there", "nul\u0000byte", "%2F",
             "%C3%BC", "back\\slash", "[x]{y}^'\"*", "\u00e9\u0301 combining", "\u007f", "plain");
-    static final String COLUMNS = "id:long=id, dev:string=dev, ger\u00e4t:string=kind, note:string=note";
+    static final String COLUMNS = "id:long=id, dev:string=dev, ger\u00e4t:string=kind, label:string=dev, note:string=note";
     static final String PARTITIONS = "dev,ger\u00e4t";
 
     private PartitionValueWriter() {

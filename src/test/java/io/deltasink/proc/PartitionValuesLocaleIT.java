@@ -29,7 +29,8 @@ import io.deltasink.testing.DeltaTableReader;
  * A worker started with {@code LC_ALL=C} (the JVM's file name encoding becomes ASCII) writes
  * partition values of any Unicode text through the session, and every reader can open the table:
  * each row comes back with its exact partition values, each file the log names exists where the
- * decoded {@code add.path} says, and a filter on a partition value finds its row. The child JVM
+ * decoded {@code add.path} says, and a filter on a partition value (or on the same value in a data
+ * column, through the statistics) finds its row. The child JVM
  * ({@link PartitionValueWriter}) writes; this JVM, in its own locale, reads with Kernel.
  */
 class PartitionValuesLocaleIT {
@@ -55,6 +56,7 @@ class PartitionValuesLocaleIT {
             Map<String, Object> row = rows.get((long) i);
             assertEquals(values.get(i), row.get("dev"), "partition value of row " + i);
             assertEquals(PartitionValueWriter.KIND, row.get("ger\u00e4t"), "second partition value of row " + i);
+            assertEquals(values.get(i), row.get("label"), "data column of row " + i);
             assertEquals("row " + i, row.get("note"));
         }
 
@@ -81,6 +83,10 @@ class PartitionValuesLocaleIT {
             assertEquals(1, found.size(), "rows for dev = " + values.get(i) + ": " + found);
             assertEquals((long) i, found.get(0).get("id"));
             assertEquals(1, loaded.filesKept(p).size(), "partition pruning keeps one file for " + values.get(i));
+            // the same value in a data column: the statistics the child wrote must not skip its file
+            Predicate onLabel = new Predicate("=", new Column("label"), Literal.ofString(values.get(i)));
+            assertEquals(List.of((long) i), loaded.query(onLabel).stream().map(r -> r.get("id")).toList(),
+                    "rows for label = " + values.get(i));
         }
         assertFalse(Files.exists(tableDir.resolve("dev=pl?g")), "no folder with a replaced character");
     }

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -84,6 +85,20 @@ class PartitionLayoutTest {
                 .map(g -> g.getInteger("id", 0)).toList());
         // the partition stats never name partition columns
         assertEquals(Set.of("id", "name"), escaped.stats().nullCount().keySet());
+    }
+
+    @Test
+    void fileNamesAreAsciiWhateverTheDefaultLocale() throws Exception {
+        Locale before = Locale.getDefault(Locale.Category.FORMAT);
+        Locale.setDefault(Locale.Category.FORMAT, Locale.forLanguageTag("ar-SA")); // Arabic-Indic digits
+        try {
+            PartitionedWriter w = writer(SCHEMA, List.of("day"));
+            w.write(new Object[] {1, "d", "n", 19723, 2L});
+            String path = w.finish().get(0).path();
+            assertTrue(path.matches("day=2024-01-01/" + FILE_NAME), path);
+        } finally {
+            Locale.setDefault(Locale.Category.FORMAT, before);
+        }
     }
 
     @Test
