@@ -145,6 +145,27 @@ class FooterStatsTest {
     }
 
     @Test
+    void aFileHoldingNaNKeepsItsMinimumAndHasNoMaximum() throws Exception {
+        RowSchema schema = new RowSchema(List.of(Column.of("id", ColumnType.INT, false),
+                Column.of("d", ColumnType.DOUBLE, true), Column.of("f", ColumnType.FLOAT, true)));
+        PartitionedWriter w = new PartitionedWriter(WriterSettings.defaults(), schema, List.of(),
+                ParquetTestFiles.hadoopPath(dir), new Configuration(), ParquetRoundTripTest.CLOCK);
+        w.write(new Object[] {1, 2.0, 2.0f});
+        w.write(new Object[] {2, Double.NaN, Float.NaN});
+        w.write(new Object[] {3, -1.0, -1.0f});
+        DataFile file = w.finish().get(0);
+
+        // what parquet-java 1.16 does: the writer orders NaN above every number (the chunk's maximum
+        // is NaN), and a reader of the footer drops both bounds of such a chunk
+        org.apache.parquet.column.statistics.Statistics<?> written = ParquetTestFiles.footer(dir.resolve(file.path()))
+                .getBlocks().get(0).getColumns().get(1).getStatistics();
+        assertFalse(written.hasNonNullValue(), "read back, a chunk holding NaN has no bounds: " + written);
+
+        assertEquals(Map.of("d", -1.0, "f", -1.0f, "id", 1), file.stats().minValues());
+        assertEquals(Map.of("id", 3), file.stats().maxValues(), "no maximum for a column holding NaN");
+    }
+
+    @Test
     void aNaNMaximumIsNoBoundAndStringsStayWhole() {
         Column d = Column.of("d", ColumnType.DOUBLE, true);
         assertEquals(null, FooterStats.toRowValue(d, Double.NaN));
