@@ -15,6 +15,10 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.deltasink.convert.ColumnMapping;
+import io.deltasink.model.PartitionSpec;
+import io.deltasink.model.RowSchema;
+
 class DeltaSinkConnectorTest {
 
     static Map<String, String> presetConfig() throws Exception {
@@ -48,6 +52,20 @@ class DeltaSinkConnectorTest {
         List<String> errs = errors(config, "partition.columns");
         assertEquals(1, errs.size(), errs.toString());
         assertTrue(errs.get(0).contains("event_day"), errs.get(0));
+    }
+
+    @Test
+    void partitionColumnRulesAreTheTablesAndShowOnTheirField() throws Exception {
+        Map<String, String> props = presetConfig();
+        props.put("columns", "id:long=id, raw:binary=raw, day:date=@timestamp");
+        props.put("columns.not.null", "");
+        RowSchema schema = ColumnMapping.parse(props.get("columns"), List.of()).schema();
+        for (String partitions : List.of("raw", "day,day", "id,raw,day", "day,nope")) {
+            props.put("partition.columns", partitions);
+            List<String> expected = PartitionSpec.problems(schema, List.of(partitions.split(",")));
+            assertTrue(!expected.isEmpty(), partitions);
+            assertEquals(expected, errors(new DeltaSinkConnector().validate(props), "partition.columns"), partitions);
+        }
     }
 
     @Test

@@ -27,6 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.deltasink.config.DeltaSinkConfig;
+import io.deltasink.convert.RecordConversionException;
 import io.deltasink.convert.RecordConverter;
 import io.deltasink.metrics.PluginSinkMetrics;
 import io.deltasink.metrics.SinkMetrics;
@@ -36,6 +37,7 @@ import io.deltasink.storage.StorageSettings;
 import io.deltasink.table.DeltaTable;
 import io.deltasink.table.TableSnapshot;
 import io.deltasink.write.PartitionedWriter;
+import io.deltasink.write.RowRejectedException;
 import io.deltasink.write.WriterSettings;
 
 /**
@@ -359,7 +361,13 @@ public final class SinkSession {
             metrics.badRecord();
             return;
         }
-        writer().write(row);
+        PartitionedWriter w = writer();
+        try {
+            w.write(row);
+        } catch (RowRejectedException e) { // a value the table cannot hold, e.g. a partition value too long for a folder
+            badRecords.handle(record, new RecordConversionException(record, e.column(), e.value(), e.problem(), e));
+            metrics.badRecord();
+        }
     }
 
     private PartitionedWriter writer() throws IOException {

@@ -39,7 +39,11 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
     public static final String PARTITION_COLUMNS = "partition.columns";
     static final String PARTITION_COLUMNS_DOC = "Comma-separated output columns the table is partitioned by, "
-            + "in order, e.g. device_type,event_date. Each must be a column of the mapping and not of type binary.";
+            + "in order, e.g. device_type,event_date. Each must be a column of the mapping, not of type binary, "
+            + "listed once, and at least one column must be left out. As the Delta protocol says, an empty string "
+            + "is stored as a null partition value (a reader returns null): in a NOT NULL partition column it is "
+            + "a bad record. A value whose folder name (column=value, percent-escaped, non-ASCII as UTF-8 bytes) "
+            + "would exceed 255 bytes, or whose folders would not fit in a 1024-byte object key, is a bad record too.";
 
     public static final String TABLE_PROPERTY_PREFIX = "delta.table.property.";
     static final String TABLE_PROPERTY_PREFIX_DOC = "Table properties set when the table is created: "

@@ -36,6 +36,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.deltasink.model.DataFile;
+import io.deltasink.model.PartitionSpec;
 import io.deltasink.model.RowSchema;
 
 /**
@@ -100,6 +101,7 @@ public final class DeltaTable {
      * same moment, the loser reads the winner's table and checks it.
      *
      * @throws TableMismatchException when the existing table differs, naming each difference
+     * @throws IllegalArgumentException when the partition columns break a rule of {@link PartitionSpec}
      */
     public TableSnapshot createOrCheck(RowSchema schema, List<String> partitionColumns,
                                        Map<String, String> tableProperties, String engineInfo) {
@@ -107,11 +109,7 @@ public final class DeltaTable {
         Objects.requireNonNull(partitionColumns, "partitionColumns");
         Objects.requireNonNull(tableProperties, "tableProperties");
         Objects.requireNonNull(engineInfo, "engineInfo");
-        for (String column : partitionColumns) {
-            if (schema.indexOf(column) < 0) {
-                throw new IllegalArgumentException("partition column '" + column + "' is not a column of the mapping");
-            }
-        }
+        PartitionSpec.of(schema, partitionColumns); // the partition-column rules, before anything is written
         tableProperties.forEach((key, value) -> {
             if (key.equalsIgnoreCase(SchemaCheck.COLUMN_MAPPING_MODE) && !value.equalsIgnoreCase("none")) {
                 throw new IllegalArgumentException("table property " + key + "=" + value

@@ -16,6 +16,7 @@ import io.delta.kernel.transaction.DataLayoutSpec;
 import io.delta.kernel.utils.CloseableIterable;
 import io.deltasink.model.Column;
 import io.deltasink.model.ColumnType;
+import io.deltasink.model.PartitionSpec;
 import io.deltasink.model.RowSchema;
 import io.deltasink.testing.DeltaTableReader;
 import java.nio.file.Path;
@@ -163,6 +164,22 @@ class DeltaTableCreateTest {
         assertThrows(IllegalArgumentException.class, () -> new DeltaTable(Fixtures.engine(), path)
                 .createOrCheck(SCHEMA, List.of("nope"), Map.of(), ENGINE_INFO));
         assertTrue(new DeltaTable(Fixtures.engine(), path).latest().isEmpty());
+    }
+
+    @Test
+    void partitionColumnsFollowTheSharedRulesBeforeAnythingIsWritten() {
+        String path = Fixtures.tablePath(dir);
+        RowSchema withBinary = new RowSchema(List.of(Column.of("id", ColumnType.LONG, false),
+                Column.of("raw", ColumnType.BINARY, true)));
+        RowSchema one = new RowSchema(List.of(Column.of("id", ColumnType.LONG, false)));
+        Map<RowSchema, List<String>> cases = Map.of(SCHEMA, List.of("device_type", "device_type"),
+                withBinary, List.of("raw"), one, List.of("id"));
+        cases.forEach((schema, partitions) -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new DeltaTable(
+                    Fixtures.engine(), path).createOrCheck(schema, partitions, Map.of(), ENGINE_INFO), partitions::toString);
+            assertEquals(String.join("; ", PartitionSpec.problems(schema, partitions)), e.getMessage());
+            assertTrue(new DeltaTable(Fixtures.engine(), path).latest().isEmpty(), "no table for " + partitions);
+        });
     }
 
     @Test
