@@ -93,7 +93,7 @@ class PartitionValueRecordsTest {
         String emoji = "\uD83D\uDE00".repeat(70); // 140 chars, 840 bytes once escaped
         s.put(List.of(event(0), event(1, "x".repeat(300)), event(2, emoji), event(3)));
 
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(4)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(4)), s.commit(Map.of()));
         assertEquals(List.of(1L, 2L), ctx.reported.stream().map(SinkRecord::kafkaOffset).toList());
         String message = ctx.reportedErrors.get(1).getMessage();
         assertTrue(message.contains(TOPIC + "/0@2") && message.contains("'device_type'")
@@ -123,7 +123,7 @@ class PartitionValueRecordsTest {
         s.open(List.of(TP0));
         s.put(List.of(event(0), event(1, ""), event(2)));
 
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(3)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(3)), s.commit(Map.of()));
         assertEquals(List.of(1L), ctx.reported.stream().map(SinkRecord::kafkaOffset).toList());
         String message = ctx.reportedErrors.get(0).getMessage();
         assertTrue(message.contains(TOPIC + "/0@1") && message.contains("'device_type'")
@@ -140,7 +140,7 @@ class PartitionValueRecordsTest {
         s.open(List.of(TP0));
         s.put(List.of(event(0, ""), event(1, null), event(2)));
 
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(3)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(3)), s.commit(Map.of()));
         assertTrue(ctx.reported.isEmpty());
         Map<Long, Object> deviceTypes = new HashMap<>();
         DeltaTableReader.readAll(table()).forEach(r -> deviceTypes.put((Long) r.get("kafka_offset"), r.get("device_type")));

@@ -81,7 +81,7 @@ public final class PartitionValueWriter {
             TopicPartition tp = new TopicPartition(TOPIC, 0);
             session.open(List.of(tp));
             session.put(records);
-            long next = session.commit().get(tp).offset();
+            long next = session.commit(Map.of()).get(tp).offset();
             if (next != VALUES.size()) {
                 throw new IllegalStateException("committed up to offset " + next + ", expected " + VALUES.size());
             }
