@@ -28,6 +28,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -72,6 +73,7 @@ public final class DeltaTable {
      *                              (0: never)
      */
     public DeltaTable(Engine engine, String tablePath, Clock clock, int logCompactionInterval) {
+        checkDigits(Locale.getDefault(Locale.Category.FORMAT));
         this.engine = Objects.requireNonNull(engine, "engine");
         this.tablePath = Objects.requireNonNull(tablePath, "tablePath");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -83,6 +85,21 @@ public final class DeltaTable {
 
     public String path() {
         return tablePath;
+    }
+
+    /**
+     * Delta Kernel 4.4 names log files with the JVM's default format locale ({@code %020d}): under a
+     * locale whose digits are not ASCII (Arabic, Persian, ...) it would write commit files no
+     * reader finds. Refuses to work in such a JVM, saying how to start it.
+     */
+    static void checkDigits(Locale locale) {
+        String digits = String.format(locale, "%d", 1234567890L);
+        if (!digits.equals("1234567890")) {
+            throw new IllegalStateException("The JVM's default locale " + locale.toLanguageTag() + " writes numbers as '"
+                    + digits + "': Delta Kernel would name the table's log files with those digits, which no Delta "
+                    + "reader finds. Start the Connect worker with an ASCII-digit format locale, e.g. "
+                    + "KAFKA_OPTS=\"-Duser.language=en -Duser.country=US\" (or -Duser.language.format=en)");
+        }
     }
 
     /** The latest snapshot, or empty when there is no table at the path yet. */
@@ -271,7 +288,7 @@ public final class DeltaTable {
      * empty when the commit carries no id.
      */
     private String commitIdAt(String tableRoot, long version) throws IOException {
-        String file = tableRoot + "/_delta_log/" + String.format("%020d.json", version);
+        String file = tableRoot + "/_delta_log/" + String.format(Locale.ROOT, "%020d.json", version);
         FileStatus status;
         try {
             status = engine.getFileSystemClient().getFileStatus(file);

@@ -22,6 +22,7 @@ import io.deltasink.testing.DeltaTableReader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -208,5 +209,15 @@ class DeltaTableCreateTest {
         TableMismatchException e = assertThrows(TableMismatchException.class,
                 () -> new DeltaTable(racing, path).createOrCheck(SCHEMA, PARTITIONS, Map.of(), ENGINE_INFO));
         assertTrue(e.getMessage().contains("column 'x' (integer) is in the table but not in the mapping"), e.getMessage());
+    }
+
+    @Test
+    void aJvmWhoseLocaleWritesOtherDigitsIsRefusedBeforeKernelNamesALogFile() {
+        for (String ok : new String[] {"en-US", "de-DE", "fr-CH", "hi-IN", "und"}) {
+            DeltaTable.checkDigits(Locale.forLanguageTag(ok));
+        }
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> DeltaTable.checkDigits(Locale.forLanguageTag("ar-EG")));
+        assertTrue(e.getMessage().contains("ar-EG") && e.getMessage().contains("-Duser.language=en"), e.getMessage());
     }
 }
