@@ -124,9 +124,9 @@ public final class SinkSession {
     // ---- assignment -------------------------------------------------------------------------
 
     public void open(Collection<TopicPartition> partitions) {
-        Optional<TableSnapshot> snapshot;
+        Map<TopicPartition, Long> seeks;
         try {
-            snapshot = readTable();
+            seeks = place(partitions, readTable()); // reading the positions may fail too
         } catch (RuntimeException e) {
             if (stopsTheTask(e)) {
                 throw fatal;
@@ -137,7 +137,6 @@ public final class SinkSession {
                     + "taken until the table answers", partitions, failures.describe(e), e);
             return;
         }
-        Map<TopicPartition, Long> seeks = place(partitions, snapshot);
         if (!seeks.isEmpty()) {
             context.offset(seeks);
         }
@@ -182,9 +181,9 @@ public final class SinkSession {
      * skipped meanwhile. Throws while storage stays down.
      */
     private void resolvePositions() {
-        Optional<TableSnapshot> snapshot;
+        Map<TopicPartition, Long> seeks;
         try {
-            snapshot = readTable();
+            seeks = place(unresolved, readTable());
         } catch (RuntimeException e) {
             if (stopsTheTask(e)) {
                 throw fatal;
@@ -192,7 +191,7 @@ public final class SinkSession {
             log.warn("Still cannot read the positions of {} from the table: {}", unresolved, failures.describe(e));
             throw retry(e);
         }
-        positions.rewind(place(unresolved, snapshot));
+        positions.rewind(seeks);
         unresolved.clear();
         consecutiveFailures = 0;
     }
@@ -312,8 +311,9 @@ public final class SinkSession {
 
     private TableSnapshot ensureTable() {
         if (!config.autoCreate()) {
-            TableSnapshot s = table.latest().orElseThrow(() -> new ConnectException("No Delta table at "
-                    + storage.tableUri() + " and table.auto.create=false: create it or set table.auto.create=true"));
+            TableSnapshot s = table.checkExisting(converter.schema(), config.partitionColumns(), config.tableProperties(),
+                    engineInfo).orElseThrow(() -> new ConnectException("No Delta table at " + storage.tableUri()
+                    + " and table.auto.create=false: create it or set table.auto.create=true"));
             tableChecked = true;
             return s;
         }

@@ -25,11 +25,14 @@ public final class TableSnapshot {
 
     private final Snapshot snapshot;
     private final Engine engine;
+    private final String tablePath;
     private final Map<String, Optional<Long>> txnVersions = new ConcurrentHashMap<>();
 
-    TableSnapshot(Snapshot snapshot, Engine engine) {
+    /** @param tablePath the table's location as the connector names it (in messages) */
+    TableSnapshot(Snapshot snapshot, Engine engine, String tablePath) {
         this.snapshot = Objects.requireNonNull(snapshot, "snapshot");
         this.engine = Objects.requireNonNull(engine, "engine");
+        this.tablePath = Objects.requireNonNull(tablePath, "tablePath");
     }
 
     /** The table version this snapshot shows. */
@@ -46,10 +49,19 @@ public final class TableSnapshot {
      * The latest txn (SetTransaction) version recorded for {@code appId} up to this version, or
      * empty when none was ever written; {@link #NO_POSITION} after a reset. Reads the log
      * backwards, checkpoints included; each appId's answer is kept, since a snapshot never changes.
+     *
+     * @throws UnusableTableException when the log cannot be read as it is (see {@link TableErrors});
+     *                                an I/O failure is thrown as it is
      */
     public Optional<Long> txnVersion(String appId) {
         Objects.requireNonNull(appId, "appId");
-        return txnVersions.computeIfAbsent(appId, id -> snapshot.getLatestTransactionVersion(engine, id));
+        return txnVersions.computeIfAbsent(appId, id -> {
+            try {
+                return snapshot.getLatestTransactionVersion(engine, id);
+            } catch (RuntimeException e) {
+                throw TableErrors.onRead(e, tablePath, engine, version());
+            }
+        });
     }
 
     /** Partition column names in table order; empty for an unpartitioned table. */
