@@ -12,7 +12,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.Function;
 
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -27,6 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.deltasink.config.DeltaSinkConfig;
+import io.deltasink.convert.ConverterFactory;
 import io.deltasink.convert.RecordConverter;
 import io.deltasink.metrics.PluginSinkMetrics;
 import io.deltasink.metrics.SinkMetrics;
@@ -62,7 +62,7 @@ public final class SinkSession {
     private final DeltaTable table;
     private final SinkTaskContext context;
     private final Clock clock;
-    private final Function<SinkRecord, RecordConverter> converterFactory;
+    private final ConverterFactory converterFactory;
     private final BadRecords badRecords;
     private final String engineInfo;
     private final TableCommitter committer;
@@ -83,11 +83,12 @@ public final class SinkSession {
     private long tombstones;
 
     /**
-     * @param converterFactory gives the converter; called with null when the mapping does not need
-     *                         a record to know its columns, else with the first record ("auto" mode),
-     *                         in which case it may return null for a null argument
+     * @param converterFactory gives the converter: first called with null, which gives the converter
+     *                         of a configured mapping or null in "auto" mode; in auto mode the
+     *                         converter then comes from the existing table's columns, else from the
+     *                         first record (one that gives no columns is a bad record)
      */
-    public SinkSession(DeltaSinkConfig config, StorageSettings storage, Function<SinkRecord, RecordConverter> converterFactory,
+    public SinkSession(DeltaSinkConfig config, StorageSettings storage, ConverterFactory converterFactory,
                        SinkTaskContext context, Clock clock, TableCommitter.Sleeper sleeper, String engineInfo) {
         this.config = config;
         this.storage = storage;
@@ -98,7 +99,7 @@ public final class SinkSession {
         this.table = new DeltaTable(storage.createEngine(), storage.tableUri());
         this.badRecords = new BadRecords(config.toleratesErrors(), errantReporter(context));
         this.committer = new TableCommitter(table, engineInfo, config.commitMaxRetries(), config.retryBackoffMs(), sleeper);
-        this.converter = converterFactory.apply(null);
+        this.converter = converterFactory.create(null);
         this.metrics = PluginSinkMetrics.of(context);
         this.failures = new Failures(StorageErrors.of(config));
         if (!config.s3ConditionalWrites() && StorageErrors.onS3(storage.tableUri())) {
@@ -142,12 +143,18 @@ public final class SinkSession {
         }
     }
 
-    /** The latest snapshot, the table created or checked first when the columns are known. */
+    /**
+     * The latest snapshot, the table created or checked first when the columns are known; in auto
+     * mode an existing table gives the columns.
+     */
     private Optional<TableSnapshot> readTable() {
-        if (converter != null) {
-            return Optional.of(ensureTable());
+        if (converter == null) {
+            Optional<TableSnapshot> existing = table.latest();
+            if (!takeTableColumns(existing)) {
+                return existing;
+            }
         }
-        return table.latest();
+        return Optional.of(ensureTable());
     }
 
     /** Takes the partitions' positions from the snapshot; returns where the consumer must seek. */
@@ -280,10 +287,8 @@ public final class SinkSession {
             metrics.tombstone();
             return;
         }
-        if (converter == null) {
-            converter = converterFactory.apply(record);
-            log.info("Columns derived from {}/{}@{}: {}", record.topic(), record.kafkaPartition(),
-                    record.kafkaOffset(), converter.schema());
+        if (converter == null && !chooseConverter(record)) {
+            return;
         }
         if (!tableChecked) {
             ensureTable();
@@ -297,6 +302,40 @@ public final class SinkSession {
             return;
         }
         writer().write(row);
+    }
+
+    /**
+     * Auto mode, first record: the converter of the table, if another task created it meanwhile,
+     * else the one derived from the record. False when the record gives no columns: it was handled
+     * as a bad record (the next record tries again).
+     */
+    private boolean chooseConverter(SinkRecord record) {
+        RecordConverter derived;
+        try {
+            derived = converterFactory.create(record);
+        } catch (DataException e) {
+            badRecords.handle(record, e);
+            metrics.badRecord();
+            return false;
+        }
+        if (!takeTableColumns(table.latest())) {
+            converter = derived;
+            log.info("Columns derived from {}/{}@{}: {}", record.topic(), record.kafkaPartition(),
+                    record.kafkaOffset(), converter.schema());
+        }
+        return true;
+    }
+
+    /** Auto mode: an existing table's columns are the mapping; false when there is no table. */
+    private boolean takeTableColumns(Optional<TableSnapshot> existing) {
+        RecordConverter fromTable = existing.map(s -> converterFactory.forTable(s.rowSchema())).orElse(null);
+        if (fromTable == null) {
+            return false;
+        }
+        converter = fromTable;
+        log.info("Columns taken from the existing table {} (version {}): {}", storage.tableUri(),
+                existing.get().version(), converter.schema());
+        return true;
     }
 
     private PartitionedWriter writer() throws IOException {

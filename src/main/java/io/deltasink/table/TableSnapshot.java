@@ -11,6 +11,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.deltasink.model.Column;
+import io.deltasink.model.RowSchema;
+
 /**
  * One version of a Delta table: its schema, partitioning and the Kafka offsets (txn versions)
  * committed into it. Immutable; a newer table state needs a new {@link DeltaTable#latest()}.
@@ -76,6 +79,29 @@ public final class TableSnapshot {
             columns.add(new TableColumn(field.getName(), KernelTypes.typeName(field.getDataType()), field.isNullable()));
         }
         return Collections.unmodifiableList(columns);
+    }
+
+    /**
+     * The table's columns as the connector's column model, for a mapping that writes exactly them.
+     *
+     * @throws TableMismatchException naming each column of a type the connector cannot write
+     */
+    public RowSchema rowSchema() {
+        List<Column> columns = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        for (StructField field : snapshot.getSchema().fields()) {
+            Column column = KernelTypes.columnOf(field);
+            if (column == null) {
+                problems.add("column '" + field.getName() + "' has type " + KernelTypes.typeName(field.getDataType())
+                        + ", which this connector cannot write");
+            } else {
+                columns.add(column);
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new TableMismatchException(tablePath, version(), problems);
+        }
+        return new RowSchema(columns);
     }
 
     /** The table properties (metaData.configuration). */

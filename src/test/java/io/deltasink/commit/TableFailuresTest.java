@@ -25,10 +25,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.deltasink.Converters;
 import io.deltasink.config.DeltaSinkConfig;
-import io.deltasink.convert.AutoMapping;
-import io.deltasink.convert.ColumnMapping;
-import io.deltasink.convert.MappingConverter;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.LogEdits;
@@ -73,13 +71,7 @@ class TableFailuresTest {
         DeltaSinkConfig config = new DeltaSinkConfig(p);
         StorageSettings storage = StorageSettings.from(config);
         opened.add(storage);
-        if (config.autoColumns()) {
-            return new SinkSession(config, storage,
-                    r -> r == null ? null : new MappingConverter(AutoMapping.derive(r), Clock.systemUTC()), context,
-                    Clock.systemUTC(), ms -> { }, "test-engine connector=sensors");
-        }
-        ColumnMapping mapping = ColumnMapping.parse(config.columns(), config.notNullColumns());
-        return new SinkSession(config, storage, r -> new MappingConverter(mapping, Clock.systemUTC()), context,
+        return new SinkSession(config, storage, Converters.factory(config, Clock.systemUTC()), context,
                 Clock.systemUTC(), ms -> { }, "test-engine connector=sensors");
     }
 
