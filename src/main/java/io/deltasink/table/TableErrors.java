@@ -7,6 +7,9 @@ import io.delta.kernel.exceptions.UnsupportedProtocolVersionException;
 import io.delta.kernel.exceptions.UnsupportedTableFeatureException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.nio.file.AccessDeniedException;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -59,7 +62,8 @@ public final class TableErrors {
                 return unreadable(tablePath, -1, t);
             }
         }
-        return null;
+        Throwable damage = storageSide(failure) ? null : damage(failure);
+        return damage == null ? null : damaged(tablePath, damage, failure, Optional.empty(), null);
     }
 
     /**
@@ -82,8 +86,11 @@ public final class TableErrors {
             }
             invalid |= t instanceof InvalidTableException;
         }
+        if (!invalid && storageSide(failure)) {
+            return failure; // the way to the file failed, not its content: StorageErrors sorts it
+        }
         Throwable damage = damage(failure);
-        if (!invalid && damage == null && transientCause(failure)) {
+        if (!invalid && damage == null && ioFailure(failure)) {
             return failure;
         }
         Optional<LogListing> log = LogListing.read(engine, tablePath);
@@ -135,7 +142,7 @@ public final class TableErrors {
             }
         }
         boolean parquet = damage.getClass().getName().contains("parquet") || detail(damage).contains("Parquet");
-        if (file == null && log.isPresent()) {
+        if (file == null && log.isPresent() && engine != null) {
             file = parquet ? log.get().newestCheckpoint().orElse(null) : log.get().damagedCommit(engine).orElse(null);
         }
         long version = file == null ? log.map(LogListing::latest).orElse(-1L) : Long.parseLong(file.substring(0, 20));
@@ -190,11 +197,28 @@ public final class TableErrors {
         return null;
     }
 
-    /** Whether the chain holds a failure worth retrying: I/O (other than damage), an interruption, the AWS SDK's. */
-    private static boolean transientCause(Throwable failure) {
+    /**
+     * Whether the chain shows the way to the storage failing (a network error, a timeout, an
+     * interruption, S3 or its HTTP client answering with an error, access denied): then nothing is
+     * known about the file's content, even if a parser or reader wrapped the failure.
+     */
+    private static boolean storageSide(Throwable failure) {
         for (Throwable t : chain(failure)) {
-            if (t instanceof IOException || t instanceof InterruptedException || t instanceof InterruptedIOException
-                    || t.getClass().getName().startsWith("software.amazon.awssdk.")) {
+            String name = t.getClass().getName();
+            if (t instanceof SocketException || t instanceof InterruptedIOException || t instanceof UnknownHostException
+                    || t instanceof InterruptedException || t instanceof AccessDeniedException
+                    || name.startsWith("software.amazon.awssdk.") || name.startsWith("org.apache.http.")
+                    || name.startsWith("org.apache.hadoop.fs.s3a.")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether the chain holds an I/O failure (other than those showing damage): worth retrying. */
+    private static boolean ioFailure(Throwable failure) {
+        for (Throwable t : chain(failure)) {
+            if (t instanceof IOException) {
                 return true;
             }
         }
