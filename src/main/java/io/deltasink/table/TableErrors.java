@@ -151,12 +151,13 @@ public final class TableErrors {
                 + " (_delta_log/" + file + ")";
         String fix;
         if (file != null && file.endsWith(".json") && log.isPresent() && log.get().isNewestCommit(version)) {
-            fix = "Restore it from a backup; or, as it is the newest version, delete it: the table goes back to "
-                    + "version " + (version - 1) + " (what version " + version + " added is dropped; if this connector "
-                    + "wrote it, it writes those records again); " + NEW_TABLE;
+            fix = "Restore it from a backup; or, as it is the newest version, delete it (and _delta_log/"
+                    + String.format("%020d", version) + ".crc if there is one): the table goes back to version "
+                    + (version - 1) + " (what version " + version + " added is dropped; if this connector wrote it, it "
+                    + "writes those records again); " + NEW_TABLE;
         } else if (file != null && !file.endsWith(".json")) {
-            fix = "Delete it (readers then replay the commit files, if they are all still there) or restore it from "
-                    + "a backup, " + NEW_TABLE;
+            fix = "Delete it and _delta_log/_last_checkpoint (readers then start from an older checkpoint or from "
+                    + "the commit files, if those are all still there), or restore it from a backup, " + NEW_TABLE;
         } else {
             fix = "Restore it from a backup, " + NEW_TABLE;
         }
@@ -241,8 +242,12 @@ public final class TableErrors {
 
     /** "Type: message" of one failure, shortened; a parser's own message without its location noise. */
     private static String detail(Throwable t) {
-        String text = t instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage()
-                : t.getMessage();
+        String text = t.getMessage();
+        if (t instanceof com.fasterxml.jackson.core.JsonProcessingException j && j.getOriginalMessage() != null) {
+            text = j.getOriginalMessage();
+            int location = text.indexOf(" (start marker at [Source");
+            text = location > 0 ? text.substring(0, location) : text;
+        }
         if (text != null && text.contains(NOT_PARQUET)) {
             return "not a Parquet file" + text.substring(text.indexOf(NOT_PARQUET) + NOT_PARQUET.length());
         }

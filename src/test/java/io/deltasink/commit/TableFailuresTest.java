@@ -303,7 +303,20 @@ class TableFailuresTest {
         seed(4, Map.of());
         new LogEdits(table()).truncate(LogEdits.commit(4));
         // the snapshot loads from the version checksum; reading the positions finds the damage
-        assertStopsTheTaskAtOpen("version 4", LogEdits.commit(4), "damaged", "backup", "table.location");
+        assertStopsTheTaskAtOpen("version 4", LogEdits.commit(4), "damaged", "backup", "table.location",
+                "delete it (and _delta_log/00000000000000000004.crc");
+
+        // doing what the message says: the table goes back to version 3, the connector writes 30..39 again
+        new LogEdits(table()).delete(LogEdits.commit(4)).delete("00000000000000000004.crc");
+        RecordingContext ctx = new RecordingContext(false);
+        SinkSession s = session(ctx);
+        s.open(List.of(TP0, TP1));
+        assertEquals(Map.of(TP0, 30L, TP1, 5L), ctx.seeks);
+        s.put(events(0, 30, 10));
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(40), TP1, new OffsetAndMetadata(5)), s.commit());
+        Set<String> want = expected(0, 0, 40);
+        want.addAll(expected(1, 0, 5));
+        assertEquals(want, rows());
     }
 
     @Test
@@ -319,7 +332,20 @@ class TableFailuresTest {
         seed(4, Map.of(DeltaSinkConfig.TABLE_PROPERTY_PREFIX + "delta.checkpointInterval", "2"));
         new LogEdits(table()).dropVersionChecksums()
                 .write(LogEdits.checkpoint(4), "not a parquet file at all".getBytes(StandardCharsets.UTF_8));
-        assertStopsTheTaskAtOpen("version 4", LogEdits.checkpoint(4), "damaged", "table.location");
+        assertStopsTheTaskAtOpen("version 4", LogEdits.checkpoint(4), "damaged", "table.location",
+                "Delete it and _delta_log/_last_checkpoint");
+
+        // doing what the message says: readers start from the checkpoint of version 2 and the commits after it
+        new LogEdits(table()).delete(LogEdits.checkpoint(4)).delete("_last_checkpoint");
+        RecordingContext ctx = new RecordingContext(false);
+        SinkSession s = session(ctx);
+        s.open(List.of(TP0, TP1));
+        assertEquals(Map.of(TP0, 40L, TP1, 5L), ctx.seeks);
+        s.put(events(0, 40, 10));
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(50), TP1, new OffsetAndMetadata(5)), s.commit());
+        Set<String> want = expected(0, 0, 50);
+        want.addAll(expected(1, 0, 5));
+        assertEquals(want, rows());
     }
 
     @Test
