@@ -115,7 +115,8 @@ public final class TableErrors {
             access = reader ? "read" : "write";
         } else {
             Set<String> features = ((UnsupportedTableFeatureException) kernel).getUnsupportedFeatures();
-            what = "the table feature" + (features.size() == 1 ? " " : "s ") + String.join(", ", new TreeSet<>(features));
+            what = features == null || features.isEmpty() ? "a table feature (" + kernel.getMessage() + ")"
+                    : "the table feature" + (features.size() == 1 ? " " : "s ") + String.join(", ", new TreeSet<>(features));
         }
         return new UnusableTableException(tablePath, version, UnusableTableException.Reason.UNSUPPORTED_PROTOCOL,
                 "Delta table " + tablePath + at(version) + " uses " + what + ", which this connector (Delta Kernel "
