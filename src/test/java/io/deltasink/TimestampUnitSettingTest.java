@@ -23,7 +23,7 @@ class TimestampUnitSettingTest {
         Map<String, String> p = new HashMap<>(settings);
         p.put("name", "sensors");
         p.put(DeltaSinkConfig.TABLE_LOCATION, "/tmp/never-written");
-        return Converters.factory(new DeltaSinkConfig(p), Clock.systemUTC()).apply(record).convert(record);
+        return Converters.factory(new DeltaSinkConfig(p), Clock.systemUTC()).create(record).convert(record);
     }
 
     @Test

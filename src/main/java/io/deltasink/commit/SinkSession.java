@@ -12,7 +12,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.Function;
 
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -27,6 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.deltasink.config.DeltaSinkConfig;
+import io.deltasink.convert.ConverterFactory;
 import io.deltasink.convert.RecordConversionException;
 import io.deltasink.convert.RecordConverter;
 import io.deltasink.metrics.PluginSinkMetrics;
@@ -64,7 +64,7 @@ public final class SinkSession {
     private final DeltaTable table;
     private final SinkTaskContext context;
     private final Clock clock;
-    private final Function<SinkRecord, RecordConverter> converterFactory;
+    private final ConverterFactory converterFactory;
     private final BadRecords badRecords;
     private final String engineInfo;
     private final TableCommitter committer;
@@ -88,11 +88,12 @@ public final class SinkSession {
     private long tombstones;
 
     /**
-     * @param converterFactory gives the converter; called with null when the mapping does not need
-     *                         a record to know its columns, else with the first record ("auto" mode),
-     *                         in which case it may return null for a null argument
+     * @param converterFactory gives the converter: first called with null, which gives the converter
+     *                         of a configured mapping or null in "auto" mode; in auto mode the
+     *                         converter then comes from the existing table's columns, else from the
+     *                         first record (one that gives no columns is a bad record)
      */
-    public SinkSession(DeltaSinkConfig config, StorageSettings storage, Function<SinkRecord, RecordConverter> converterFactory,
+    public SinkSession(DeltaSinkConfig config, StorageSettings storage, ConverterFactory converterFactory,
                        SinkTaskContext context, Clock clock, TableCommitter.Sleeper sleeper, String engineInfo) {
         this.config = config;
         this.storage = storage;
@@ -104,7 +105,7 @@ public final class SinkSession {
         this.badRecords = new BadRecords(config.toleratesErrors(), errantReporter(context));
         this.committer = new TableCommitter(table, config.commitMaxRetries(), config.retryBackoffMs(), sleeper);
         this.ownership = new Ownership(config.appIdTemplate(), config.connectorName(), config.adoptConnectors());
-        this.converter = converterFactory.apply(null);
+        this.converter = converterFactory.create(null);
         this.metrics = PluginSinkMetrics.of(context);
         this.failures = new Failures(StorageErrors.of(config));
         if (!config.s3ConditionalWrites() && StorageErrors.onS3(storage.tableUri())) {
@@ -130,9 +131,9 @@ public final class SinkSession {
     // ---- assignment -------------------------------------------------------------------------
 
     public void open(Collection<TopicPartition> partitions) {
-        Optional<TableSnapshot> snapshot;
+        Map<TopicPartition, Long> seeks;
         try {
-            snapshot = readTable();
+            seeks = place(partitions, readTable()); // reading the positions may fail too
         } catch (RuntimeException e) {
             if (stopsTheTask(e)) {
                 throw fatal;
@@ -143,15 +144,24 @@ public final class SinkSession {
                     + "taken until the table answers", partitions, failures.describe(e), e);
             return;
         }
-        handSeeks(place(partitions, snapshot));
+        handSeeks(seeks);
     }
 
     /**
-     * The latest snapshot, the table created or checked first when the columns are known, with
-     * every appId's position read (all storage access of placing partitions happens here).
+     * The latest snapshot, the table created or checked first when the columns are known (in auto
+     * mode an existing table gives the columns), with every appId's position read: all storage
+     * access of placing partitions happens here.
      */
     private Optional<TableSnapshot> readTable() {
-        Optional<TableSnapshot> snapshot = converter != null ? Optional.of(ensureTable()) : table.latest();
+        Optional<TableSnapshot> snapshot;
+        if (converter == null) {
+            snapshot = table.latest();
+            if (takeTableColumns(snapshot)) {
+                snapshot = Optional.of(ensureTable());
+            }
+        } else {
+            snapshot = Optional.of(ensureTable());
+        }
         snapshot.ifPresent(TableSnapshot::allTxnVersions);
         return snapshot;
     }
@@ -166,11 +176,12 @@ public final class SinkSession {
         Map<TopicPartition, Long> seeks = new HashMap<>();
         Map<TopicPartition, String> report = new TreeMap<>(PartitionPositions.ORDER);
         Map<TopicPartition, Map<String, Long>> refused = new TreeMap<>(PartitionPositions.ORDER);
+        Map<String, Long> txn = snapshot.map(TableSnapshot::allTxnVersions).orElse(Map.of()); // read already
         for (TopicPartition tp : partitions) {
-            Optional<Long> version = snapshot.flatMap(s -> s.txnVersion(appId(tp)));
+            Optional<Long> version = Optional.ofNullable(txn.get(appId(tp)));
             adopted.remove(tp);
             if (snapshot.isPresent()) {
-                Ownership.Claim claim = ownership.claim(tp, version, snapshot.get().allTxnVersions());
+                Ownership.Claim claim = ownership.claim(tp, version, txn);
                 if (claim instanceof Ownership.Refuse r) {
                     refused.put(tp, r.others());
                     continue;
@@ -197,8 +208,7 @@ public final class SinkSession {
             }
         }
         if (!refused.isEmpty()) {
-            stopsTheTask(new ConnectException(othersWrite(refused)));
-            throw fatal;
+            throw new ConnectException(othersWrite(refused));
         }
         log.info("Assigned {} partition(s) for table {} at version {}; resuming at {}", partitions.size(),
                 storage.tableUri(), snapshot.map(s -> Long.toString(s.version())).orElse("(none yet)"), report);
@@ -224,9 +234,9 @@ public final class SinkSession {
      * skipped meanwhile. Throws while storage stays down.
      */
     private void resolvePositions() {
-        Optional<TableSnapshot> snapshot;
+        Map<TopicPartition, Long> seeks;
         try {
-            snapshot = readTable();
+            seeks = place(unresolved, readTable());
         } catch (RuntimeException e) {
             if (stopsTheTask(e)) {
                 throw fatal;
@@ -234,7 +244,7 @@ public final class SinkSession {
             log.warn("Still cannot read the positions of {} from the table: {}", unresolved, failures.describe(e));
             throw retry(e);
         }
-        positions.rewind(place(unresolved, snapshot));
+        positions.rewind(seeks);
         unresolved.clear();
         consecutiveFailures = 0;
     }
@@ -345,10 +355,8 @@ public final class SinkSession {
             metrics.tombstone();
             return;
         }
-        if (converter == null) {
-            converter = converterFactory.apply(record);
-            log.info("Columns derived from {}/{}@{}: {}", record.topic(), record.kafkaPartition(),
-                    record.kafkaOffset(), converter.schema());
+        if (converter == null && !chooseConverter(record)) {
+            return;
         }
         if (!tableChecked) {
             ensureTable();
@@ -370,6 +378,40 @@ public final class SinkSession {
         }
     }
 
+    /**
+     * Auto mode, first record: the converter of the table, if another task created it meanwhile,
+     * else the one derived from the record. False when the record gives no columns: it was handled
+     * as a bad record (the next record tries again).
+     */
+    private boolean chooseConverter(SinkRecord record) {
+        RecordConverter derived;
+        try {
+            derived = converterFactory.create(record);
+        } catch (DataException e) {
+            badRecords.handle(record, e);
+            metrics.badRecord();
+            return false;
+        }
+        if (!takeTableColumns(table.latest())) {
+            converter = derived;
+            log.info("Columns derived from {}/{}@{}: {}", record.topic(), record.kafkaPartition(),
+                    record.kafkaOffset(), converter.schema());
+        }
+        return true;
+    }
+
+    /** Auto mode: an existing table's columns are the mapping; false when there is no table. */
+    private boolean takeTableColumns(Optional<TableSnapshot> existing) {
+        RecordConverter fromTable = existing.map(s -> converterFactory.forTable(s.rowSchema())).orElse(null);
+        if (fromTable == null) {
+            return false;
+        }
+        converter = fromTable;
+        log.info("Columns taken from the existing table {} (version {}): {}", storage.tableUri(),
+                existing.get().version(), converter.schema());
+        return true;
+    }
+
     private PartitionedWriter writer() throws IOException {
         if (writer == null) {
             WriterSettings settings = new WriterSettings(config.compression(), config.rowGroupBytes(),
@@ -382,8 +424,9 @@ public final class SinkSession {
 
     private TableSnapshot ensureTable() {
         if (!config.autoCreate()) {
-            TableSnapshot s = table.latest().orElseThrow(() -> new ConnectException("No Delta table at "
-                    + storage.tableUri() + " and table.auto.create=false: create it or set table.auto.create=true"));
+            TableSnapshot s = table.checkExisting(converter.schema(), config.partitionColumns(), config.tableProperties(),
+                    engineInfo).orElseThrow(() -> new ConnectException("No Delta table at " + storage.tableUri()
+                    + " and table.auto.create=false: create it or set table.auto.create=true"));
             tableChecked = true;
             return s;
         }

@@ -156,7 +156,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
     static final String S3_ACCESS_KEY_DOC = "Access key id for S3. Give it together with s3.secret.key; with "
             + "neither, S3A's default AWS credential providers apply (environment variables AWS_ACCESS_KEY_ID / "
             + "AWS_SECRET_ACCESS_KEY, then the container or instance role); another chain can be set through "
-            + "delta.hadoop.fs.s3a.aws.credentials.provider.";
+            + "delta.hadoop.fs.s3a.aws.credentials.provider. Never logged nor shown by the validate call.";
 
     public static final String S3_SECRET_KEY = "s3.secret.key";
     static final String S3_SECRET_KEY_DOC = "Secret access key for S3, given together with s3.access.key. "
@@ -249,7 +249,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
                 Importance.HIGH, S3_ENDPOINT_DOC, GROUP_STORAGE, ++order, Width.LONG, "S3 endpoint");
         def.define(S3_REGION, Type.STRING, "",
                 Importance.MEDIUM, S3_REGION_DOC, GROUP_STORAGE, ++order, Width.SHORT, "S3 region");
-        def.define(S3_ACCESS_KEY, Type.STRING, "",
+        def.define(S3_ACCESS_KEY, Type.PASSWORD, "",
                 Importance.HIGH, S3_ACCESS_KEY_DOC, GROUP_STORAGE, ++order, Width.MEDIUM, "S3 access key");
         def.define(S3_SECRET_KEY, Type.PASSWORD, "",
                 Importance.HIGH, S3_SECRET_KEY_DOC, GROUP_STORAGE, ++order, Width.MEDIUM, "S3 secret key");
@@ -361,8 +361,10 @@ public final class DeltaSinkConfig extends AbstractConfig {
         return getString(S3_REGION).trim();
     }
 
+    /** The access key id; empty when not given. A PASSWORD like the secret: never log it. */
     public String s3AccessKey() {
-        return getString(S3_ACCESS_KEY).trim();
+        Password key = getPassword(S3_ACCESS_KEY);
+        return key == null || key.value() == null ? "" : key.value().trim();
     }
 
     /** The secret key; empty when not given. Never log it or put it in a message. */

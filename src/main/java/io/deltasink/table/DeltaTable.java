@@ -14,6 +14,8 @@ import io.delta.kernel.exceptions.CheckpointAlreadyExistsException;
 import io.delta.kernel.exceptions.MaxCommitRetryLimitReachedException;
 import io.delta.kernel.exceptions.TableAlreadyExistsException;
 import io.delta.kernel.exceptions.TableNotFoundException;
+import io.delta.kernel.exceptions.UnsupportedProtocolVersionException;
+import io.delta.kernel.exceptions.UnsupportedTableFeatureException;
 import io.delta.kernel.hook.PostCommitHook;
 import io.delta.kernel.transaction.DataLayoutSpec;
 import io.delta.kernel.transaction.UpdateTableTransactionBuilder;
@@ -24,6 +26,7 @@ import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.FileStatus;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.nio.file.NoSuchFileException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -33,6 +36,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -102,13 +106,47 @@ public final class DeltaTable {
         }
     }
 
-    /** The latest snapshot, or empty when there is no table at the path yet. */
+    /**
+     * The latest snapshot, or empty when there is no table at the path yet.
+     *
+     * @throws UnusableTableException when the table cannot be read as it is (see {@link TableErrors})
+     * @throws RetriableException     when the log lists no commit although the table's first commit or
+     *                                checkpoint pointer is there: a store answering inconsistently must
+     *                                never look like "no table" (the connector would create one)
+     */
     public Optional<TableSnapshot> latest() {
+        Snapshot snapshot;
         try {
-            Snapshot snapshot = TableManager.loadSnapshot(tablePath).withCommitter(committer).build(engine);
-            return Optional.of(new TableSnapshot(snapshot, engine));
+            snapshot = TableManager.loadSnapshot(tablePath).withCommitter(committer).build(engine);
         } catch (TableNotFoundException e) {
+            confirmNoTable(e);
             return Optional.empty();
+        } catch (RuntimeException e) {
+            throw TableErrors.onRead(e, tablePath, engine, -1);
+        }
+        return Optional.of(new TableSnapshot(snapshot, engine, tablePath));
+    }
+
+    /**
+     * Kernel found no commit in the log: checks, without a listing, that neither the first commit
+     * file nor {@code _last_checkpoint} exists, else the listing was wrong (retriable).
+     */
+    private void confirmNoTable(TableNotFoundException kernel) {
+        String log = tablePath.replaceAll("/+$", "") + "/_delta_log/";
+        for (String name : List.of(String.format("%020d.json", 0), "_last_checkpoint")) {
+            try {
+                engine.getFileSystemClient().getFileStatus(log + name);
+            } catch (FileNotFoundException | NoSuchFileException absent) {
+                continue;
+            } catch (IOException | RuntimeException e) {
+                throw new RetriableException("Cannot tell whether Delta table " + tablePath + " exists: its log lists "
+                        + "no commit and looking up _delta_log/" + name + " failed (" + e + "); retrying", e);
+            }
+            RetriableException inconsistent = new RetriableException("The log of Delta table " + tablePath
+                    + " lists no commit, yet _delta_log/" + name + " exists: the store answered inconsistently; "
+                    + "retrying rather than creating a table over it");
+            inconsistent.addSuppressed(kernel);
+            throw inconsistent;
         }
     }
 
@@ -135,7 +173,7 @@ public final class DeltaTable {
         });
         Optional<TableSnapshot> existing = latest();
         if (existing.isPresent()) {
-            return check(existing.get(), schema, partitionColumns, tableProperties);
+            return check(existing.get(), schema, partitionColumns, tableProperties, engineInfo);
         }
         try {
             Transaction txn = TableManager.buildCreateTableTransaction(tablePath, KernelTypes.schemaOf(schema), engineInfo)
@@ -159,7 +197,18 @@ public final class DeltaTable {
         }
         TableSnapshot created = latest().orElseThrow(() ->
                 new IllegalStateException("Delta table " + tablePath + " not found right after it was created"));
-        return check(created, schema, partitionColumns, tableProperties);
+        return check(created, schema, partitionColumns, tableProperties, engineInfo);
+    }
+
+    /**
+     * Checks the existing table against the mapping as {@link #createOrCheck} does, without
+     * creating one: empty when there is no table.
+     *
+     * @throws TableMismatchException when the existing table differs, naming each difference
+     */
+    public Optional<TableSnapshot> checkExisting(RowSchema schema, List<String> partitionColumns,
+                                                 Map<String, String> tableProperties, String engineInfo) {
+        return latest().map(s -> check(s, schema, partitionColumns, tableProperties, engineInfo));
     }
 
     /**
@@ -227,7 +276,12 @@ public final class DeltaTable {
         if (logCompactionInterval > 0) {
             builder = builder.withLogCompactionInterval(logCompactionInterval);
         }
-        Transaction txn = builder.build(engine);
+        Transaction txn;
+        try {
+            txn = builder.build(engine);
+        } catch (UnsupportedTableFeatureException | UnsupportedProtocolVersionException e) {
+            throw TableErrors.unsupported(tablePath, base.version(), e, "write");
+        }
 
         List<Row> actions = new ArrayList<>(files.size() + txnVersions.size());
         long now = clock.millis();
@@ -292,7 +346,7 @@ public final class DeltaTable {
         FileStatus status;
         try {
             status = engine.getFileSystemClient().getFileStatus(file);
-        } catch (FileNotFoundException e) {
+        } catch (FileNotFoundException | NoSuchFileException e) {
             return null;
         }
         try (CloseableIterator<ColumnarBatch> batches = engine.getJsonHandler().readJsonFiles(
@@ -318,14 +372,23 @@ public final class DeltaTable {
         return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
     }
 
+    /**
+     * The existing table must match the mapping and use nothing Kernel cannot write (building an
+     * update transaction checks the protocol and table features, without any I/O).
+     */
     private TableSnapshot check(TableSnapshot snapshot, RowSchema schema, List<String> partitionColumns,
-                                Map<String, String> tableProperties) {
+                                Map<String, String> tableProperties, String engineInfo) {
         Snapshot kernel = snapshot.kernelSnapshot();
+        try {
+            kernel.buildUpdateTableTransaction(engineInfo, Operation.STREAMING_UPDATE);
+        } catch (UnsupportedTableFeatureException | UnsupportedProtocolVersionException e) {
+            throw TableErrors.unsupported(tablePath, snapshot.version(), e, "write");
+        }
         Map<String, String> actual = kernel.getTableProperties();
         List<String> diffs = SchemaCheck.differences(kernel.getSchema(), kernel.getPartitionColumnNames(),
                 actual, schema, partitionColumns);
         if (!diffs.isEmpty()) {
-            throw new TableMismatchException(tablePath, diffs);
+            throw new TableMismatchException(tablePath, snapshot.version(), diffs);
         }
         tableProperties.forEach((key, wanted) -> {
             if (!wanted.equals(actual.get(key))) {

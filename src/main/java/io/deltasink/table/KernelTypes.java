@@ -33,6 +33,7 @@ import java.util.Locale;
 import java.util.Optional;
 
 import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
 import io.deltasink.model.RowSchema;
 
 /**
@@ -79,6 +80,22 @@ final class KernelTypes {
             case DECIMAL -> new DecimalType(column.precision(), column.scale());
             default -> BasePrimitiveType.createPrimitive(column.type().deltaName());
         };
+    }
+
+    /** The column of the project's model for a table field, or null for a type the connector cannot write. */
+    static Column columnOf(StructField field) {
+        if (field.getDataType() instanceof DecimalType d) {
+            return new Column(field.getName(), ColumnType.DECIMAL, d.getPrecision(), d.getScale(), field.isNullable());
+        }
+        for (ColumnType type : ColumnType.values()) {
+            if (type != ColumnType.DECIMAL) {
+                Column column = Column.of(field.getName(), type, field.isNullable());
+                if (sameType(field, column)) {
+                    return column;
+                }
+            }
+        }
+        return null;
     }
 
     /** The type as a Delta schema string names it, e.g. {@code integer} or {@code decimal(10,2)}. */

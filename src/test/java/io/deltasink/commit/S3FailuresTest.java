@@ -36,6 +36,8 @@ import io.deltasink.convert.ColumnMapping;
 import io.deltasink.convert.MappingConverter;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.LogEdits;
+import io.deltasink.testing.LogFaults;
 import io.deltasink.testing.LogCapture;
 import io.deltasink.testing.S3ProxyServer;
 import io.deltasink.testing.SensorEvents;
@@ -335,5 +337,66 @@ class S3FailuresTest {
             assertInstanceOf(RetriableException.class, assertThrows(RetriableException.class, () -> s.put(List.of())));
             assertEquals(List.of(50L, 100L), ctx.timeouts, "the wait doubles while the endpoint stays down");
         }
+    }
+
+    /** A table with 25 rows of TP0 in two commits (versions 1 and 2). */
+    private static String seeded(String name) {
+        String table = table(name);
+        SinkSession first = session(table, Map.of(), new RecordingContext(false));
+        first.open(List.of(TP0));
+        first.put(events(0, 0, 15));
+        first.commit(Map.of());
+        first.put(events(0, 15, 10));
+        first.commit(Map.of());
+        first.stop();
+        return table;
+    }
+
+    private static void assertLogFaultRetriedThenLandsOnce(String table, Runnable faultOn) {
+        RecordingContext ctx = new RecordingContext(false);
+        SinkSession s = session(table, LogFaults.settings(table), ctx);
+        faultOn.run();
+        int injected = LogFaults.injected();
+        try {
+            s.open(List.of(TP0)); // must not throw: that would kill the task
+            List<SinkRecord> batch = events(0, 20, 20);
+            RetriableException e = assertThrows(RetriableException.class, () -> s.put(batch));
+            assertTrue(e.getMessage().contains(table), e.getMessage());
+            assertThrows(RetriableException.class, () -> s.put(batch));
+            assertEquals(List.of(50L, 100L), ctx.timeouts);
+            assertTrue(LogFaults.injected() > injected, "the fault was hit");
+        } finally {
+            LogFaults.stop(table);
+        }
+        s.put(events(0, 20, 20)); // positions read now: 20..24 are in the table, 25.. taken
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(40)), s.commit(Map.of()));
+        assertEquals(expected(0, 0, 40), rows(table));
+    }
+
+    @Test
+    void aReadTimeoutListingTheLogIsRetriedAndEveryRecordLandsOnce() {
+        String table = seeded("log_timeout");
+        assertLogFaultRetriedThenLandsOnce(table, () -> LogFaults.start(table, LogFaults.Fault.READ_TIMEOUT));
+    }
+
+    @Test
+    void aConnectionResetReadingCommitFilesIsRetriedAndEveryRecordLandsOnce() {
+        String table = seeded("log_reset");
+        assertLogFaultRetriedThenLandsOnce(table,
+                () -> LogFaults.start(table, LogFaults.Fault.CONNECTION_RESET, ".json"));
+    }
+
+    @Test
+    void aDamagedCommitFileStopsTheTaskNamingTheVersion() {
+        String table = seeded("damaged_commit");
+        new LogEdits(table, server.hadoopConf()).dropVersionChecksums().truncate(LogEdits.commit(1));
+        RecordingContext ctx = new RecordingContext(false);
+        SinkSession s = session(table, Map.of(), ctx);
+        ConnectException e = assertThrows(ConnectException.class, () -> s.open(List.of(TP0)));
+        assertFalse(e instanceof RetriableException);
+        assertTrue(e.getMessage().contains(table) && e.getMessage().contains("version 1")
+                && e.getMessage().contains(LogEdits.commit(1)) && e.getMessage().contains("damaged"), e.getMessage());
+        assertTrue(ctx.timeouts.isEmpty(), "not retried");
+        assertThrows(ConnectException.class, () -> s.put(events(0, 25, 5)));
     }
 }

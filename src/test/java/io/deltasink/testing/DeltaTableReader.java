@@ -273,6 +273,12 @@ public final class DeltaTableReader {
         return TableManager.loadSnapshot(tablePath).build(engine).getVersion();
     }
 
+    /** The column names of the latest version's schema, in order. */
+    public static List<String> columnNames(String tablePath) {
+        Engine engine = DefaultEngine.create(new Configuration());
+        return TableManager.loadSnapshot(tablePath).build(engine).getSchema().fieldNames();
+    }
+
     /** The latest txn version of {@code appId} as Kernel reads it (checkpoints included). */
     public static Optional<Long> txnVersion(String tablePath, String appId) {
         return txnVersion(tablePath, appId, new Configuration());
