@@ -13,6 +13,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -23,6 +26,7 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -60,13 +64,17 @@ import io.deltasink.testing.DeltaTableReader;
  * <p>Then: the table holds exactly the well-formed records, each once with its content and
  * partition values; the dead letter queue holds exactly the bad records, named by their original
  * coordinates in the context headers; every offset is one or the other; each partition's txn
- * version is its end offset; and the table is whole for an independent reader (a Kernel scan of
- * every row, every file the log names on disk under the folder of its partition values). All of
- * these are checked and reported together.
+ * version is its end offset; the table is whole for an independent reader (a Kernel scan of
+ * every row, every file the log names on disk under the folder of its partition values); and its
+ * timestamp statistics are valid and never let a reader skip the file of a row. All of these are
+ * checked and reported together.
  */
 class EndToEndPackagedIT {
     private static final int PARTITIONS = 3;
     private static final Duration CATCH_UP = Duration.ofSeconds(120);
+    /** A timestamp statistic as the protocol writes them, with a four-digit year. */
+    private static final Pattern STAT_TIMESTAMP =
+            Pattern.compile("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})");
 
     private static EmbeddedKafkaCluster kafka;
 
@@ -128,6 +136,7 @@ class EndToEndPackagedIT {
             assertAll("end-to-end run of the shipped preset (task status " + status + ")",
                     outcome::txnVersionsAreEndOffsets,
                     outcome::tableIsWholeForAnIndependentReader,
+                    outcome::statisticsAreValidAndCoverEveryRow,
                     outcome::rowsAreExactlyTheGoodRecords,
                     outcome::deadLetterQueueHoldsExactlyTheBadRecords,
                     outcome::everyOffsetIsARowOrADeadLetterOnce);
@@ -299,6 +308,82 @@ class EndToEndPackagedIT {
             }
             assertTrue(problems.isEmpty(), "the table is not whole for an independent reader:\n  "
                     + String.join("\n  ", problems));
+        }
+
+        /**
+         * Every timestamp statistic is a timestamp of years 0001-9999 with min &lt;= max, and data
+         * skipping on event_time keeps each well-formed record's file: among the files of its
+         * partition values one has min &lt;= its event_time (in milliseconds, the statistics'
+         * precision) &lt;= max.
+         */
+        void statisticsAreValidAndCoverEveryRow() {
+            List<String> problems = new ArrayList<>();
+            List<JsonNode> adds = new ArrayList<>();
+            List<String> logFiles = Files.isDirectory(table.resolve("_delta_log"))
+                    ? DeltaTableReader.logFileNames(table.toString()) : List.of();
+            for (String name : logFiles) {
+                if (name.matches("\\d{20}\\.json")) {
+                    adds.addAll(DeltaTableReader.actions(table.toString(), Long.parseLong(name.substring(0, 20)), "add"));
+                }
+            }
+            for (JsonNode add : adds) {
+                if (!add.hasNonNull("stats")) {
+                    continue;
+                }
+                JsonNode stats = DeltaTableReader.stats(add);
+                for (String column : List.of("event_time", "processed_at")) {
+                    Instant min = statTimestamp(stats.path("minValues").path(column), problems, add, column);
+                    Instant max = statTimestamp(stats.path("maxValues").path(column), problems, add, column);
+                    if (min != null && max != null && min.isAfter(max)) {
+                        problems.add(add.path("path").asText() + ": " + column + " min " + min + " > max " + max);
+                    }
+                }
+            }
+            for (Sent s : goodByDeviceId.values()) {
+                E2eFeed.Expected e = s.input().expected();
+                Instant t = e.eventTime().truncatedTo(ChronoUnit.MILLIS);
+                boolean kept = adds.stream()
+                        .filter(a -> e.deviceType().equals(a.path("partitionValues").path("device_type").asText(null))
+                                && e.eventDate().toString().equals(
+                                        a.path("partitionValues").path("event_date").asText(null)))
+                        .anyMatch(a -> {
+                            if (!a.hasNonNull("stats")) {
+                                return true; // no statistics: never skipped
+                            }
+                            JsonNode stats = DeltaTableReader.stats(a);
+                            Instant min = parseInstant(stats.path("minValues").path("event_time"));
+                            Instant max = parseInstant(stats.path("maxValues").path("event_time"));
+                            return (min == null || !t.isBefore(min)) && (max == null || !t.isAfter(max));
+                        });
+                if (!kept) {
+                    problems.add("no file of partition " + e.deviceType() + "/" + e.eventDate() + " has event_time "
+                            + "statistics holding " + e.eventTime() + " (" + s.coordinates() + ", " + s.input().label()
+                            + "): a reader skipping files by statistics misses the row");
+                }
+            }
+            assertTrue(problems.isEmpty(), "column statistics:\n  " + String.join("\n  ", problems));
+        }
+
+        /** A statistic's timestamp, or null when absent; a text that is no timestamp of years 0001-9999 is a problem. */
+        private static Instant statTimestamp(JsonNode value, List<String> problems, JsonNode add, String column) {
+            if (value.isMissingNode() || value.isNull()) {
+                return null;
+            }
+            Instant parsed = value.isTextual() && STAT_TIMESTAMP.matcher(value.asText()).matches()
+                    ? parseInstant(value) : null;
+            if (parsed == null) {
+                problems.add(add.path("path").asText() + ": " + column + " statistic " + value
+                        + " is not a timestamp of years 0001-9999");
+            }
+            return parsed;
+        }
+
+        private static Instant parseInstant(JsonNode value) {
+            try {
+                return value.isTextual() ? OffsetDateTime.parse(value.asText()).toInstant() : null;
+            } catch (DateTimeParseException e) {
+                return null;
+            }
         }
 
         /**
