@@ -179,8 +179,14 @@ class EndToEndPackagedIT {
                                                                             Path table, Map<TopicPartition, Long> ends)
             throws IOException, InterruptedException {
         long deadline = System.nanoTime() + CATCH_UP.toNanos();
+        long seen = Long.MIN_VALUE;
+        Map<TopicPartition, Optional<Long>> txn = Map.of();
         while (true) {
-            Map<TopicPartition, Optional<Long>> txn = TableProgress.txnVersions(table, connector, ends.keySet());
+            long latest = TableProgress.latestVersion(table);
+            if (latest != seen) { // the txn versions change only with a new commit
+                seen = latest;
+                txn = TableProgress.txnVersions(table, connector, ends.keySet());
+            }
             if (TableProgress.caughtUp(txn, ends) || "FAILED".equals(worker.taskState(connector, 0))
                     || System.nanoTime() > deadline) {
                 return txn;
