@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 
+import org.apache.kafka.common.TopicPartition;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -45,6 +47,13 @@ final class E2eFeed {
     record Input(String label, int partition, String key, byte[] value, String deviceId, Expected expected) {
         boolean good() {
             return expected != null;
+        }
+    }
+
+    /** An input and where it landed. */
+    record Sent(Input input, TopicPartition at, long offset) {
+        String coordinates() {
+            return at.partition() + "@" + offset;
         }
     }
 
