@@ -115,39 +115,51 @@ public final class DeltaTable {
      *                                never look like "no table" (the connector would create one)
      */
     public Optional<TableSnapshot> latest() {
-        Snapshot snapshot;
-        try {
-            snapshot = TableManager.loadSnapshot(tablePath).withCommitter(committer).build(engine);
-        } catch (TableNotFoundException e) {
-            confirmNoTable(e);
-            return Optional.empty();
-        } catch (RuntimeException e) {
-            throw TableErrors.onRead(e, tablePath, engine, -1);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                Snapshot snapshot = TableManager.loadSnapshot(tablePath).withCommitter(committer).build(engine);
+                return Optional.of(new TableSnapshot(snapshot, engine, tablePath));
+            } catch (TableNotFoundException e) {
+                if (!tableFilesExist(e)) {
+                    return Optional.empty();
+                }
+                if (attempt > 1) {
+                    // listed twice without a commit although the first commit is there: not a creation race
+                    RetriableException inconsistent = new RetriableException("The log of Delta table " + tablePath
+                            + " lists no commit, yet its first commit or _last_checkpoint exists: the store answered "
+                            + "inconsistently; retrying rather than creating a table over it");
+                    inconsistent.addSuppressed(e);
+                    throw inconsistent;
+                }
+                // another writer created the table between the listing and the look-up: load it again
+            } catch (RuntimeException e) {
+                throw TableErrors.onRead(e, tablePath, engine, -1);
+            }
         }
-        return Optional.of(new TableSnapshot(snapshot, engine, tablePath));
     }
 
     /**
-     * Kernel found no commit in the log: checks, without a listing, that neither the first commit
-     * file nor {@code _last_checkpoint} exists, else the listing was wrong (retriable).
+     * Kernel found no commit in the log: whether, looked up without a listing, the first commit file
+     * or {@code _last_checkpoint} exists nevertheless (created meanwhile, or the listing was wrong);
+     * a failed look-up is retriable.
      */
-    private void confirmNoTable(TableNotFoundException kernel) {
+    private boolean tableFilesExist(TableNotFoundException kernel) {
         String log = tablePath.replaceAll("/+$", "") + "/_delta_log/";
-        for (String name : List.of(String.format("%020d.json", 0), "_last_checkpoint")) {
+        for (String name : List.of(String.format(Locale.ROOT, "%020d.json", 0), "_last_checkpoint")) {
             try {
                 engine.getFileSystemClient().getFileStatus(log + name);
+                return true;
             } catch (FileNotFoundException | NoSuchFileException absent) {
-                continue;
+                // look for the other one
             } catch (IOException | RuntimeException e) {
-                throw new RetriableException("Cannot tell whether Delta table " + tablePath + " exists: its log lists "
-                        + "no commit and looking up _delta_log/" + name + " failed (" + e + "); retrying", e);
+                RetriableException unknown = new RetriableException("Cannot tell whether Delta table " + tablePath
+                        + " exists: its log lists no commit and looking up _delta_log/" + name + " failed (" + e
+                        + "); retrying", e);
+                unknown.addSuppressed(kernel);
+                throw unknown;
             }
-            RetriableException inconsistent = new RetriableException("The log of Delta table " + tablePath
-                    + " lists no commit, yet _delta_log/" + name + " exists: the store answered inconsistently; "
-                    + "retrying rather than creating a table over it");
-            inconsistent.addSuppressed(kernel);
-            throw inconsistent;
         }
+        return false;
     }
 
     /**
