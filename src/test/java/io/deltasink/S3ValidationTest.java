@@ -17,13 +17,14 @@ import java.util.Map;
 
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigValue;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.deltasink.testing.LogCapture;
 import io.deltasink.testing.S3ProxyServer;
+import io.deltasink.testing.S3Server;
 
 /**
  * {@code Connector.validate()} looks at the bucket of an s3a:// table through a real S3 server
@@ -38,11 +39,11 @@ class S3ValidationTest {
 
     @TempDir
     static Path dir;
-    static S3ProxyServer server;
+    @RegisterExtension
+    static final S3Server s3 = new S3Server(BUCKET);
 
     @BeforeAll
     static void startServer() {
-        server = new S3ProxyServer(dir.resolve("s3"), BUCKET).start();
         // The first S3 client of a JVM spends seconds loading the SDK; a probe that cannot finish in its
         // bound reports nothing, so warm up here for the probes below to be bounded by the network only.
         try {
@@ -52,17 +53,10 @@ class S3ValidationTest {
         }
     }
 
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
     private static Map<String, String> props(Map<String, String> overrides) throws Exception {
         Map<String, String> props = DeltaSinkConnectorTest.presetConfig();
         props.put("table.location", "s3a://" + BUCKET + "/delta/sensor_events");
-        props.putAll(server.connectorSettings());
+        props.putAll(s3.server().connectorSettings());
         props.putAll(overrides);
         return props;
     }

@@ -4,11 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -16,13 +13,10 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import io.deltasink.Converters;
 import io.deltasink.config.DeltaSinkConfig;
-import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.SinkRecords;
 
@@ -36,28 +30,12 @@ class AutoColumnsTest {
     static final String TOPIC = "readings";
     static final TopicPartition TP0 = new TopicPartition(TOPIC, 0);
 
-    @TempDir
-    Path dir;
-    private final List<StorageSettings> opened = new ArrayList<>();
-
-    @AfterEach
-    void closeStorage() {
-        opened.forEach(StorageSettings::close);
-    }
+    @RegisterExtension
+    final Sessions sessions = Sessions.of("readings", Map.of(DeltaSinkConfig.COLUMNS, "auto",
+            DeltaSinkConfig.PARTITION_COLUMNS, "device_type"));
 
     private SinkSession session(RecordingContext context, Map<String, String> extra) {
-        Map<String, String> p = new HashMap<>();
-        p.put("name", "readings");
-        p.put(DeltaSinkConfig.TABLE_LOCATION, dir.resolve("table").toString());
-        p.put(DeltaSinkConfig.COLUMNS, "auto");
-        p.put(DeltaSinkConfig.PARTITION_COLUMNS, "device_type");
-        p.put(DeltaSinkConfig.COMMIT_RETRY_BACKOFF_MS, "1");
-        p.putAll(extra);
-        DeltaSinkConfig config = new DeltaSinkConfig(p);
-        StorageSettings storage = StorageSettings.from(config);
-        opened.add(storage);
-        return new SinkSession(config, storage, Converters.factory(config, Clock.systemUTC()), context,
-                Clock.systemUTC(), ms -> { }, "test-engine connector=readings");
+        return sessions.create(context, extra);
     }
 
     private SinkSession tolerant(RecordingContext context) {
@@ -65,7 +43,7 @@ class AutoColumnsTest {
     }
 
     private String table() {
-        return StorageSettings.normalize(dir.resolve("table").toString());
+        return sessions.table();
     }
 
     private static SinkRecord json(long offset, String value) {

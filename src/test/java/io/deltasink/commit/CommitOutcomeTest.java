@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -17,17 +15,14 @@ import java.util.Set;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.deltasink.config.DeltaSinkConfig;
-import io.deltasink.convert.ColumnMapping;
-import io.deltasink.convert.MappingConverter;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.table.DeltaTable;
 import io.deltasink.testing.DeltaTableReader;
@@ -46,39 +41,18 @@ class CommitOutcomeTest {
     static final int PARTITIONS = 3;
     static final int PER_PARTITION = 300;
 
-    @TempDir
-    Path dir;
-    private final List<StorageSettings> opened = new ArrayList<>();
-
-    @AfterEach
-    void closeStorage() {
-        opened.forEach(StorageSettings::close);
-    }
-
-    private Map<String, String> props() {
-        Map<String, String> p = new HashMap<>();
-        p.put("name", "sensors");
-        p.put("topics", TOPIC);
-        p.put(DeltaSinkConfig.TABLE_LOCATION, dir.resolve("table").toString());
-        p.put(DeltaSinkConfig.COLUMNS, SinkSessionTest.COLUMNS);
-        p.put(DeltaSinkConfig.COLUMNS_NOT_NULL, "device_id,device_type");
-        p.put(DeltaSinkConfig.PARTITION_COLUMNS, "device_type,event_date");
-        p.put(DeltaSinkConfig.COMMIT_RETRY_BACKOFF_MS, "1");
-        p.put(DeltaSinkConfig.HADOOP_PREFIX + FaultyLogStore.KEY, FaultyLogStore.class.getName());
-        return p;
-    }
+    @RegisterExtension
+    final Sessions sessions = Sessions.of("sensors", Map.of("topics", TOPIC, DeltaSinkConfig.COLUMNS, SinkSessionTest.COLUMNS,
+            DeltaSinkConfig.COLUMNS_NOT_NULL, "device_id,device_type",
+            DeltaSinkConfig.PARTITION_COLUMNS, "device_type,event_date",
+            DeltaSinkConfig.HADOOP_PREFIX + FaultyLogStore.KEY, FaultyLogStore.class.getName()));
 
     private SinkSession session(RecordingContext context) {
-        DeltaSinkConfig config = new DeltaSinkConfig(props());
-        StorageSettings storage = StorageSettings.from(config);
-        opened.add(storage);
-        ColumnMapping mapping = ColumnMapping.parse(config.columns(), config.notNullColumns());
-        return new SinkSession(config, storage, r -> new MappingConverter(mapping, Clock.systemUTC()), context,
-                Clock.systemUTC(), ms -> { }, "test-engine connector=sensors");
+        return sessions.create(context);
     }
 
     private String table() {
-        return StorageSettings.normalize(dir.resolve("table").toString());
+        return sessions.table();
     }
 
     private static List<TopicPartition> partitions() {
@@ -116,7 +90,7 @@ class CommitOutcomeTest {
         }
         for (JsonNode add : DeltaTableReader.allActions(table(), "add")) {
             String path = URLDecoder.decode(add.get("path").asText(), StandardCharsets.UTF_8);
-            assertTrue(Files.exists(dir.resolve("table").resolve(path)), "the log names a missing file: " + path);
+            assertTrue(Files.exists(sessions.dir().resolve("table").resolve(path)), "the log names a missing file: " + path);
         }
     }
 
@@ -149,10 +123,9 @@ class CommitOutcomeTest {
         long before = DeltaTableReader.version(table());
 
         FaultyLogStore.arm(table(), FaultyLogStore.Fault.LANDED_THEN_EXISTS);
-        Map<String, String> props = props();
+        Map<String, String> props = sessions.props(Map.of());
         DeltaSinkConfig config = new DeltaSinkConfig(props);
-        StorageSettings storage = StorageSettings.from(config);
-        opened.add(storage);
+        StorageSettings storage = sessions.storage(config);
         new OffsetsOverride(config, props, new DeltaTable(storage.createEngine(), storage.tableUri()),
                 "test-engine connector=sensors", ms -> { }).apply(Map.of(new TopicPartition(TOPIC, 0), 5L));
 

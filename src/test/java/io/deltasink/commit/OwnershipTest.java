@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -18,15 +16,11 @@ import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.deltasink.config.AppIdTemplate;
 import io.deltasink.config.DeltaSinkConfig;
-import io.deltasink.convert.ColumnMapping;
-import io.deltasink.convert.MappingConverter;
-import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
@@ -41,34 +35,19 @@ class OwnershipTest {
     static final TopicPartition TP0 = SinkSessionTest.TP0;
     static final TopicPartition TP1 = SinkSessionTest.TP1;
 
-    @TempDir
-    Path dir;
-    private final List<StorageSettings> opened = new ArrayList<>();
+    @RegisterExtension
+    final Sessions sessions = Sessions.of("sensors", Map.of("topics", TOPIC, DeltaSinkConfig.COLUMNS, SinkSessionTest.COLUMNS,
+            DeltaSinkConfig.PARTITION_COLUMNS, "device_type,event_date"));
 
-    @AfterEach
-    void closeStorage() {
-        opened.forEach(StorageSettings::close);
-    }
-
+    /** A session of the connector named {@code name}. */
     private SinkSession session(String name, RecordingContext ctx, Map<String, String> extra) {
-        Map<String, String> p = new HashMap<>();
-        p.put("name", name);
-        p.put("topics", TOPIC);
-        p.put(DeltaSinkConfig.TABLE_LOCATION, dir.resolve("table").toString());
-        p.put(DeltaSinkConfig.COLUMNS, SinkSessionTest.COLUMNS);
-        p.put(DeltaSinkConfig.PARTITION_COLUMNS, "device_type,event_date");
-        p.put(DeltaSinkConfig.COMMIT_RETRY_BACKOFF_MS, "1");
-        p.putAll(extra);
-        DeltaSinkConfig config = new DeltaSinkConfig(p);
-        StorageSettings storage = StorageSettings.from(config);
-        opened.add(storage);
-        ColumnMapping mapping = ColumnMapping.parse(config.columns(), config.notNullColumns());
-        return new SinkSession(config, storage, r -> new MappingConverter(mapping, Clock.systemUTC()), ctx,
-                Clock.systemUTC(), ms -> { }, "test-engine connector=" + name);
+        Map<String, String> settings = new HashMap<>(extra);
+        settings.put(DeltaSinkConfig.CONNECTOR_NAME, name);
+        return sessions.create(ctx, settings);
     }
 
     private String table() {
-        return StorageSettings.normalize(dir.resolve("table").toString());
+        return sessions.table();
     }
 
     private static Map<TopicPartition, List<SinkRecord>> topic(int perPartition) {

@@ -7,9 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
-import java.time.Clock;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,16 +16,12 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.deltasink.config.DeltaSinkConfig;
-import io.deltasink.convert.ColumnMapping;
-import io.deltasink.convert.MappingConverter;
-import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
@@ -44,34 +37,18 @@ class PartitionValueRecordsTest {
     static final String TOPIC = "sensor-events";
     static final TopicPartition TP0 = new TopicPartition(TOPIC, 0);
 
-    @TempDir
-    Path dir;
-    private final List<StorageSettings> opened = new ArrayList<>();
-
-    @AfterEach
-    void closeStorage() {
-        opened.forEach(StorageSettings::close);
-    }
+    @RegisterExtension
+    final Sessions sessions = Sessions.of("sensors", Map.of(DeltaSinkConfig.COLUMNS, SinkSessionTest.COLUMNS,
+            DeltaSinkConfig.PARTITION_COLUMNS, "device_type,event_date"));
 
     private SinkSession session(RecordingContext context, String notNull, Map<String, String> extra) {
-        Map<String, String> p = new HashMap<>();
-        p.put("name", "sensors");
-        p.put(DeltaSinkConfig.TABLE_LOCATION, dir.resolve("table").toString());
-        p.put(DeltaSinkConfig.COLUMNS, SinkSessionTest.COLUMNS);
-        p.put(DeltaSinkConfig.COLUMNS_NOT_NULL, notNull);
-        p.put(DeltaSinkConfig.PARTITION_COLUMNS, "device_type,event_date");
-        p.put(DeltaSinkConfig.COMMIT_RETRY_BACKOFF_MS, "1");
-        p.putAll(extra);
-        DeltaSinkConfig config = new DeltaSinkConfig(p);
-        StorageSettings storage = StorageSettings.from(config);
-        opened.add(storage);
-        ColumnMapping mapping = ColumnMapping.parse(config.columns(), config.notNullColumns());
-        return new SinkSession(config, storage, r -> new MappingConverter(mapping, Clock.systemUTC()), context,
-                Clock.systemUTC(), ms -> { }, "test-engine connector=sensors");
+        Map<String, String> settings = new HashMap<>(extra);
+        settings.put(DeltaSinkConfig.COLUMNS_NOT_NULL, notNull);
+        return sessions.create(context, settings);
     }
 
     private String table() {
-        return StorageSettings.normalize(dir.resolve("table").toString());
+        return sessions.table();
     }
 
     /** Sensor event {@code offset} with its device type replaced. */

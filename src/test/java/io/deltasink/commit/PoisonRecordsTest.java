@@ -4,11 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,14 +15,10 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.deltasink.config.DeltaSinkConfig;
-import io.deltasink.convert.ColumnMapping;
-import io.deltasink.convert.MappingConverter;
-import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.SinkRecords;
 
@@ -44,34 +37,17 @@ class PoisonRecordsTest {
             + "event_date:date=date(event_time)";
     private static final long GOOD_KAFKA_TIME = Instant.parse("2026-06-22T08:00:00Z").toEpochMilli();
 
-    @TempDir
-    Path dir;
-    private final List<StorageSettings> opened = new ArrayList<>();
-
-    @AfterEach
-    void closeStorage() {
-        opened.forEach(StorageSettings::close);
-    }
+    @RegisterExtension
+    final Sessions sessions = Sessions.of("sensors", Map.of(DeltaSinkConfig.COLUMNS, COLUMNS,
+            DeltaSinkConfig.COLUMNS_NOT_NULL, "device_id,device_type",
+            DeltaSinkConfig.PARTITION_COLUMNS, "device_type,event_date"));
 
     private SinkSession session(RecordingContext context, Map<String, String> extra) {
-        Map<String, String> p = new HashMap<>();
-        p.put("name", "sensors");
-        p.put(DeltaSinkConfig.TABLE_LOCATION, dir.resolve("table").toString());
-        p.put(DeltaSinkConfig.COLUMNS, COLUMNS);
-        p.put(DeltaSinkConfig.COLUMNS_NOT_NULL, "device_id,device_type");
-        p.put(DeltaSinkConfig.PARTITION_COLUMNS, "device_type,event_date");
-        p.put(DeltaSinkConfig.COMMIT_RETRY_BACKOFF_MS, "1");
-        p.putAll(extra);
-        DeltaSinkConfig config = new DeltaSinkConfig(p);
-        StorageSettings storage = StorageSettings.from(config);
-        opened.add(storage);
-        ColumnMapping mapping = ColumnMapping.parse(config.columns(), config.notNullColumns());
-        return new SinkSession(config, storage, r -> new MappingConverter(mapping, Clock.systemUTC()), context,
-                Clock.systemUTC(), ms -> { }, "test-engine connector=sensors");
+        return sessions.create(context, extra);
     }
 
     private String table() {
-        return StorageSettings.normalize(dir.resolve("table").toString());
+        return sessions.table();
     }
 
     /** An envelope as JSON text; {@code ingestedAt}, {@code day} and {@code payload} are JSON tokens written as given. */

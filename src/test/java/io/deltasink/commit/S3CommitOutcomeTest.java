@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,7 +19,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -31,7 +30,7 @@ import io.deltasink.storage.StorageSettings;
 import io.deltasink.table.DeltaTable;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.ResponseDroppingProxy;
-import io.deltasink.testing.S3ProxyServer;
+import io.deltasink.testing.S3Server;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
 
@@ -46,25 +45,20 @@ class S3CommitOutcomeTest {
     static final String TOPIC = SinkSessionTest.TOPIC;
     static final Pattern COMMIT_FILE_PUT = Pattern.compile("PUT \\S*_delta_log/\\d{20}\\.json\\S* HTTP/1\\.1");
 
-    @TempDir
-    static Path dir;
-    static S3ProxyServer server;
+    @RegisterExtension
+    static final S3Server s3 = new S3Server(BUCKET);
     static ResponseDroppingProxy proxy;
     private final List<StorageSettings> opened = new ArrayList<>();
 
     @BeforeAll
     static void startServer() {
-        server = new S3ProxyServer(dir.resolve("s3"), BUCKET).start();
-        proxy = new ResponseDroppingProxy(server.port());
+        proxy = new ResponseDroppingProxy(s3.server().port());
     }
 
     @AfterAll
     static void stopServer() {
         if (proxy != null) {
             proxy.close();
-        }
-        if (server != null) {
-            server.close();
         }
     }
 
@@ -81,7 +75,7 @@ class S3CommitOutcomeTest {
         p.put(DeltaSinkConfig.COLUMNS, SinkSessionTest.COLUMNS);
         p.put(DeltaSinkConfig.PARTITION_COLUMNS, "device_type,event_date");
         p.put(DeltaSinkConfig.COMMIT_RETRY_BACKOFF_MS, "1");
-        p.putAll(server.connectorSettings());
+        p.putAll(s3.server().connectorSettings());
         p.put(DeltaSinkConfig.S3_ENDPOINT, proxy.endpoint());
         // the client retries a request whose answer was lost, soon
         p.put("delta.hadoop.fs.s3a.attempts.maximum", "3");
@@ -113,16 +107,16 @@ class S3CommitOutcomeTest {
 
     private static void assertExactlyOnce(String table, int perPartition) {
         Set<String> seen = new HashSet<>();
-        for (Map<String, Object> r : DeltaTableReader.readAll(table, server.hadoopConf())) {
+        for (Map<String, Object> r : DeltaTableReader.readAll(table, s3.server().hadoopConf())) {
             assertTrue(seen.add(r.get("kafka_partition") + "@" + r.get("kafka_offset")), "duplicate row " + r);
         }
         assertEquals(2 * perPartition, seen.size());
         String key = table.substring(("s3a://" + BUCKET + "/").length());
-        for (long v = 0; v <= DeltaTableReader.version(table, server.hadoopConf()); v++) {
-            for (JsonNode add : DeltaTableReader.actions(table, v, server.hadoopConf()).stream()
+        for (long v = 0; v <= DeltaTableReader.version(table, s3.server().hadoopConf()); v++) {
+            for (JsonNode add : DeltaTableReader.actions(table, v, s3.server().hadoopConf()).stream()
                     .filter(a -> a.has("add")).map(a -> a.get("add")).toList()) {
                 String path = java.net.URLDecoder.decode(add.get("path").asText(), java.nio.charset.StandardCharsets.UTF_8);
-                assertTrue(Files.exists(server.bucketDir().resolve(key).resolve(path)),
+                assertTrue(Files.exists(s3.server().bucketDir().resolve(key).resolve(path)),
                         "the log names a file that is not in the bucket: " + path);
             }
         }
@@ -151,7 +145,7 @@ class S3CommitOutcomeTest {
         s.commit(Map.of());
         assertExactlyOnce(table, 75);
         assertEquals(Long.valueOf(75), DeltaTableReader.txnVersion(table, "sensors/" + TOPIC + "/0",
-                server.hadoopConf()).orElseThrow());
+                s3.server().hadoopConf()).orElseThrow());
     }
 
     @Test
@@ -161,7 +155,7 @@ class S3CommitOutcomeTest {
         s.open(List.of(new TopicPartition(TOPIC, 0)));
         s.put(events(0, 0, 10));
         s.commit(Map.of());
-        long before = DeltaTableReader.version(table, server.hadoopConf());
+        long before = DeltaTableReader.version(table, s3.server().hadoopConf());
 
         Map<String, String> props = props(table);
         DeltaSinkConfig config = new DeltaSinkConfig(props);
@@ -171,8 +165,8 @@ class S3CommitOutcomeTest {
         new OffsetsOverride(config, props, new DeltaTable(storage.createEngine(), storage.tableUri()),
                 "test-engine connector=sensors", ms -> { }).apply(Map.of(new TopicPartition(TOPIC, 0), 4L));
         assertEquals(dropped + 1, proxy.dropped());
-        assertEquals(before + 1, DeltaTableReader.version(table, server.hadoopConf()), "one commit");
+        assertEquals(before + 1, DeltaTableReader.version(table, s3.server().hadoopConf()), "one commit");
         assertEquals(Long.valueOf(4), DeltaTableReader.txnVersion(table, "sensors/" + TOPIC + "/0",
-                server.hadoopConf()).orElseThrow());
+                s3.server().hadoopConf()).orElseThrow());
     }
 }

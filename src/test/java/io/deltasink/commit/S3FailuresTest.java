@@ -12,7 +12,6 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,10 +25,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.convert.ColumnMapping;
@@ -40,6 +37,7 @@ import io.deltasink.testing.LogEdits;
 import io.deltasink.testing.LogFaults;
 import io.deltasink.testing.LogCapture;
 import io.deltasink.testing.S3ProxyServer;
+import io.deltasink.testing.S3Server;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
 
@@ -58,21 +56,8 @@ class S3FailuresTest {
     static final String WRONG_SECRET = "wrong-secret-Kp3sX9qL7";
     static final String[] DEBUG_LOGGERS = {"org.apache.hadoop.fs.s3a", "software.amazon.awssdk", "io.deltasink"};
 
-    @TempDir
-    static Path dir;
-    static S3ProxyServer server;
-
-    @BeforeAll
-    static void startServer() {
-        server = new S3ProxyServer(dir.resolve("s3"), BUCKET).start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final S3Server s3 = new S3Server(BUCKET);
 
     private static Map<String, String> props(String table, Map<String, String> overrides) {
         Map<String, String> p = new HashMap<>();
@@ -82,7 +67,7 @@ class S3FailuresTest {
         p.put(DeltaSinkConfig.COLUMNS_NOT_NULL, "device_id,device_type");
         p.put(DeltaSinkConfig.PARTITION_COLUMNS, "device_type,event_date");
         p.put(DeltaSinkConfig.COMMIT_RETRY_BACKOFF_MS, "50");
-        p.putAll(server.connectorSettings());
+        p.putAll(s3.server().connectorSettings());
         // S3A gives up quickly instead of retrying a refused connection for minutes
         p.put("delta.hadoop.fs.s3a.attempts.maximum", "1");
         p.put("delta.hadoop.fs.s3a.retry.limit", "1");
@@ -114,7 +99,7 @@ class S3FailuresTest {
     /** Every row's partition@offset, failing on a duplicate. */
     private static Set<String> rows(String table) {
         Set<String> out = new TreeSet<>();
-        for (Map<String, Object> r : DeltaTableReader.readAll(table, server.hadoopConf())) {
+        for (Map<String, Object> r : DeltaTableReader.readAll(table, s3.server().hadoopConf())) {
             assertTrue(out.add(r.get("kafka_partition") + "@" + r.get("kafka_offset")), "duplicate row " + r);
         }
         return out;
@@ -154,7 +139,7 @@ class S3FailuresTest {
         assertEquals(Map.of(TP0, new OffsetAndMetadata(30), TP1, new OffsetAndMetadata(30)), s.commit(Map.of()));
         s.put(events(0, 30, 30)); // buffered, partly uploaded
 
-        server.stop();
+        s3.server().stop();
         try {
             List<SinkRecord> batch = events(0, 60, 40);
             RetriableException e = assertThrows(RetriableException.class, () -> s.put(batch));
@@ -167,7 +152,7 @@ class S3FailuresTest {
             s.put(batch);
             assertEquals(Map.of(TP0, 29L), ctx.seeks, "the rewind is requested again");
         } finally {
-            server.start();
+            s3.server().start();
         }
         // after the seek the records come again from offset 30
         s.put(events(0, 30, 70));
@@ -189,7 +174,7 @@ class S3FailuresTest {
         s.put(events(0, 20, 30));
         s.put(events(1, 20, 30));
 
-        server.stop();
+        s3.server().stop();
         try {
             // preCommit never throws: it reports the table's offsets and drops the batch
             assertEquals(Map.of(TP0, new OffsetAndMetadata(20), TP1, new OffsetAndMetadata(20)), s.commit(Map.of()));
@@ -202,7 +187,7 @@ class S3FailuresTest {
             s.put(next); // redelivered: skipped, the rewinds requested again
             assertEquals(Map.of(TP0, 19L, TP1, 19L), ctx.seeks);
         } finally {
-            server.start();
+            s3.server().start();
         }
         s.put(List.of());
         s.put(events(0, 20, 40));
@@ -224,7 +209,7 @@ class S3FailuresTest {
 
         RecordingContext ctx = new RecordingContext(false);
         SinkSession s = session(table, Map.of(), ctx);
-        server.stop();
+        s3.server().stop();
         try (LogCapture logs = new LogCapture(DEBUG_LOGGERS)) {
             s.open(List.of(TP0)); // must not throw: that would kill the task
             assertTrue(ctx.seeks.isEmpty());
@@ -235,7 +220,7 @@ class S3FailuresTest {
             assertEquals(List.of(50L), ctx.timeouts);
             assertTrue(s.commit(Map.of()).isEmpty(), "no offset is reported for a partition whose position is unknown");
         } finally {
-            server.start();
+            s3.server().start();
         }
         s.put(events(0, 10, 30)); // the redelivery: positions read now; 10..24 are in the table, 25.. taken
         s.put(List.of());
@@ -254,11 +239,11 @@ class S3FailuresTest {
 
         RecordingContext ctx = new RecordingContext(false);
         SinkSession s = session(table, Map.of(), ctx);
-        server.stop();
+        s3.server().stop();
         try {
             s.open(List.of(TP0));
         } finally {
-            server.start();
+            s3.server().start();
         }
         // the group says 40 (it ran ahead of the table): 40.. must not be taken before 25..39
         s.put(events(0, 40, 10));
@@ -389,7 +374,7 @@ class S3FailuresTest {
     @Test
     void aDamagedCommitFileStopsTheTaskNamingTheVersion() {
         String table = seeded("damaged_commit");
-        new LogEdits(table, server.hadoopConf()).dropVersionChecksums().truncate(LogEdits.commit(1));
+        new LogEdits(table, s3.server().hadoopConf()).dropVersionChecksums().truncate(LogEdits.commit(1));
         RecordingContext ctx = new RecordingContext(false);
         SinkSession s = session(table, Map.of(), ctx);
         ConnectException e = assertThrows(ConnectException.class, () -> s.open(List.of(TP0)));

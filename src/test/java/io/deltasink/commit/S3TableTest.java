@@ -27,11 +27,9 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.convert.ColumnMapping;
@@ -40,6 +38,7 @@ import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.LogCapture;
 import io.deltasink.testing.S3ProxyServer;
+import io.deltasink.testing.S3Server;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
 
@@ -56,22 +55,9 @@ class S3TableTest {
     /** S3A and the SDK are captured down to DEBUG: a secret must not show up there either. */
     static final String[] DEBUG_LOGGERS = {"org.apache.hadoop.fs.s3a", "software.amazon.awssdk"};
 
-    @TempDir
-    static Path dir;
-    static S3ProxyServer server;
+    @RegisterExtension
+    static final S3Server s3 = new S3Server(BUCKET);
     private static final List<StorageSettings> OPENED = new ArrayList<>();
-
-    @BeforeAll
-    static void startServer() {
-        server = new S3ProxyServer(dir.resolve("s3"), BUCKET).start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
 
     @AfterEach
     void closeStorage() {
@@ -91,7 +77,7 @@ class S3TableTest {
         p.put(DeltaSinkConfig.COLUMNS_NOT_NULL, "device_id,device_type");
         p.put(DeltaSinkConfig.PARTITION_COLUMNS, "device_type,event_date");
         p.put(DeltaSinkConfig.COMMIT_RETRY_BACKOFF_MS, "1");
-        p.putAll(server.connectorSettings());
+        p.putAll(s3.server().connectorSettings());
         // fail fast on errors S3A would otherwise retry for minutes
         p.put("delta.hadoop.fs.s3a.attempts.maximum", "2");
         p.put("delta.hadoop.fs.s3a.retry.limit", "2");
@@ -143,13 +129,13 @@ class S3TableTest {
                 for (TopicPartition tp : tps) {
                     assertEquals(new OffsetAndMetadata(from + PER_PARTITION_AND_COMMIT), offsets.get(tp), tp.toString());
                 }
-                versions.add(DeltaTableReader.version(table, server.hadoopConf()));
+                versions.add(DeltaTableReader.version(table, s3.server().hadoopConf()));
             }
             session.stop();
             assertEquals(versions.get(0) + 1, versions.get(1), "one table version per commit: " + versions);
 
             // independent read through S3A against the server
-            List<Map<String, Object>> rows = DeltaTableReader.readAll(table, server.hadoopConf());
+            List<Map<String, Object>> rows = DeltaTableReader.readAll(table, s3.server().hadoopConf());
             int total = PARTITIONS * 2 * PER_PARTITION_AND_COMMIT;
             assertEquals(total, rows.size());
             Set<String> seen = new TreeSet<>();
@@ -169,10 +155,10 @@ class S3TableTest {
 
             for (int p = 0; p < PARTITIONS; p++) {
                 assertEquals(Long.valueOf(2L * PER_PARTITION_AND_COMMIT),
-                        DeltaTableReader.txnVersion(table, "sensors/" + TOPIC + "/" + p, server.hadoopConf()).orElseThrow());
+                        DeltaTableReader.txnVersion(table, "sensors/" + TOPIC + "/" + p, s3.server().hadoopConf()).orElseThrow());
             }
             for (long version : versions) {
-                assertEquals(PARTITIONS, DeltaTableReader.actions(table, version, server.hadoopConf()).stream()
+                assertEquals(PARTITIONS, DeltaTableReader.actions(table, version, s3.server().hadoopConf()).stream()
                         .filter(a -> a.has("txn")).count(), "one txn per Kafka partition in version " + version);
             }
 
@@ -180,7 +166,7 @@ class S3TableTest {
             Set<String> folders = new TreeSet<>();
             boolean commitFile = false;
             org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(table);
-            try (FileSystem fs = root.getFileSystem(server.hadoopConf())) {
+            try (FileSystem fs = root.getFileSystem(s3.server().hadoopConf())) {
                 RemoteIterator<LocatedFileStatus> files = fs.listFiles(root, true);
                 while (files.hasNext()) {
                     String relative = root.toUri().relativize(files.next().getPath().toUri()).getPath();

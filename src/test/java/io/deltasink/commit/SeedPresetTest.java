@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,19 +19,14 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.deltasink.config.DeltaSinkConfig;
-import io.deltasink.convert.ColumnMapping;
-import io.deltasink.convert.EpochUnit;
-import io.deltasink.convert.MappingConverter;
 import io.deltasink.proc.Preset;
-import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
@@ -48,32 +42,20 @@ class SeedPresetTest {
     private static final Set<String> REQUIRED = Set.of("device_id", "device_type", "event_time", "raw_payload", "event_date");
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @TempDir
-    Path dir;
-    private final List<StorageSettings> opened = new ArrayList<>();
+    @RegisterExtension
+    final Sessions sessions = Sessions.of("seed", Map.of());
 
-    @AfterEach
-    void closeStorage() {
-        opened.forEach(StorageSettings::close);
-    }
-
-    /** A session configured as the preset file says (the table moved into the temp dir), its converter built as the task builds it. */
+    /** A session configured as the preset file says (the table moved into the test's folder), built as the task builds it. */
     private SinkSession session(Preset preset, RecordingContext context) {
         Map<String, String> props = new LinkedHashMap<>(preset.with(DeltaSinkConfig.TABLE_LOCATION,
-                dir.resolve("table").toString()).config());
+                sessions.dir().resolve("table").toString()).config());
         props.keySet().removeIf(k -> k.startsWith("s3."));
         props.put("name", preset.name());
-        DeltaSinkConfig config = new DeltaSinkConfig(props);
-        StorageSettings storage = StorageSettings.from(config);
-        opened.add(storage);
-        ColumnMapping mapping = ColumnMapping.parse(config.columns(), config.notNullColumns());
-        EpochUnit unit = EpochUnit.parse(config.timestampNumericUnit());
-        return new SinkSession(config, storage, r -> new MappingConverter(mapping, Clock.systemUTC(), unit), context,
-                Clock.systemUTC(), ms -> { }, "test-engine connector=" + preset.name());
+        return sessions.create(context, props);
     }
 
     private String table() {
-        return StorageSettings.normalize(dir.resolve("table").toString());
+        return sessions.table();
     }
 
     private static String edited(long seq, Consumer<ObjectNode> edit) {
@@ -138,7 +120,7 @@ class SeedPresetTest {
                 assertTrue(row.get(column) != null, column + " in " + row);
             }
         }
-        try (Stream<Path> files = Files.walk(dir.resolve("table"))) {
+        try (Stream<Path> files = Files.walk(sessions.dir().resolve("table"))) {
             assertFalse(files.anyMatch(p -> p.toString().contains("__HIVE_DEFAULT_PARTITION__")),
                     "no partition folder for a null device_type or event_date");
         }

@@ -8,9 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -21,16 +19,12 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.deltasink.config.DeltaSinkConfig;
-import io.deltasink.convert.ColumnMapping;
-import io.deltasink.convert.MappingConverter;
-import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.LogCapture;
 import io.deltasink.testing.SensorEvents;
@@ -45,38 +39,17 @@ class SinkSessionTest {
     static final TopicPartition TP0 = new TopicPartition(TOPIC, 0);
     static final TopicPartition TP1 = new TopicPartition(TOPIC, 1);
 
-    @TempDir
-    Path dir;
-    private final List<StorageSettings> opened = new ArrayList<>();
-
-    @AfterEach
-    void closeStorage() {
-        opened.forEach(StorageSettings::close);
-    }
-
-    private Map<String, String> props(Map<String, String> extra) {
-        Map<String, String> p = new HashMap<>();
-        p.put("name", "sensors");
-        p.put(DeltaSinkConfig.TABLE_LOCATION, dir.resolve("table").toString());
-        p.put(DeltaSinkConfig.COLUMNS, COLUMNS);
-        p.put(DeltaSinkConfig.COLUMNS_NOT_NULL, "device_id,device_type");
-        p.put(DeltaSinkConfig.PARTITION_COLUMNS, "device_type,event_date");
-        p.put(DeltaSinkConfig.COMMIT_RETRY_BACKOFF_MS, "1");
-        p.putAll(extra);
-        return p;
-    }
+    @RegisterExtension
+    final Sessions sessions = Sessions.of("sensors", Map.of(DeltaSinkConfig.COLUMNS, COLUMNS,
+            DeltaSinkConfig.COLUMNS_NOT_NULL, "device_id,device_type",
+            DeltaSinkConfig.PARTITION_COLUMNS, "device_type,event_date"));
 
     private SinkSession session(RecordingContext context, Map<String, String> extra) {
-        DeltaSinkConfig config = new DeltaSinkConfig(props(extra));
-        StorageSettings storage = StorageSettings.from(config);
-        opened.add(storage);
-        ColumnMapping mapping = ColumnMapping.parse(config.columns(), config.notNullColumns());
-        return new SinkSession(config, storage, r -> new MappingConverter(mapping, Clock.systemUTC()), context,
-                Clock.systemUTC(), ms -> { }, "test-engine connector=sensors");
+        return sessions.create(context, extra);
     }
 
     private String table() {
-        return StorageSettings.normalize(dir.resolve("table").toString());
+        return sessions.table();
     }
 
     private static List<SinkRecord> events(int partition, long fromOffset, int count) {
@@ -167,7 +140,7 @@ class SinkSessionTest {
         for (long v = 0; v <= DeltaTableReader.version(table()); v++) {
             referenced += DeltaTableReader.actions(table(), v, "add").size();
         }
-        try (Stream<Path> files = Files.walk(dir.resolve("table"))) {
+        try (Stream<Path> files = Files.walk(sessions.dir().resolve("table"))) {
             assertEquals(referenced, files.filter(f -> f.toString().endsWith(".parquet"))
                     .filter(f -> !f.toString().contains("_delta_log")).count(), "the fenced batch's files are deleted");
         }
@@ -324,14 +297,8 @@ class SinkSessionTest {
 
     @Test
     void autoModeCreatesTheTableFromTheFirstRecord() {
-        Map<String, String> p = props(Map.of(DeltaSinkConfig.COLUMNS, "auto", DeltaSinkConfig.COLUMNS_NOT_NULL, "",
-                DeltaSinkConfig.PARTITION_COLUMNS, "device_type"));
-        DeltaSinkConfig config = new DeltaSinkConfig(p);
-        StorageSettings storage = StorageSettings.from(config);
-        opened.add(storage);
-        SinkSession s = new SinkSession(config, storage,
-                r -> r == null ? null : new MappingConverter(io.deltasink.convert.AutoMapping.derive(r), Clock.systemUTC()),
-                new RecordingContext(false), Clock.systemUTC(), ms -> { }, "test");
+        SinkSession s = session(new RecordingContext(false), Map.of(DeltaSinkConfig.COLUMNS, "auto",
+                DeltaSinkConfig.COLUMNS_NOT_NULL, "", DeltaSinkConfig.PARTITION_COLUMNS, "device_type"));
         s.open(List.of(TP0));
         List<SinkRecord> batch = new ArrayList<>();
         for (long o = 0; o < 20; o++) {

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -23,11 +21,9 @@ import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import io.deltasink.Converters;
 import io.deltasink.config.DeltaSinkConfig;
-import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.LogEdits;
 import io.deltasink.testing.LogFaults;
@@ -48,31 +44,21 @@ class TableFailuresTest {
     static final TopicPartition TP0 = SinkSessionTest.TP0;
     static final TopicPartition TP1 = SinkSessionTest.TP1;
 
-    @TempDir
-    Path dir;
-    private final List<StorageSettings> opened = new ArrayList<>();
+    @RegisterExtension
+    final Sessions sessions = Sessions.of("sensors", Map.of(DeltaSinkConfig.COLUMNS, SinkSessionTest.COLUMNS,
+            DeltaSinkConfig.COLUMNS_NOT_NULL, "device_id,device_type",
+            DeltaSinkConfig.PARTITION_COLUMNS, "device_type,event_date"));
 
     @AfterEach
-    void closeStorage() {
+    void stopFaults() {
         LogFaults.stop(table());
-        opened.forEach(StorageSettings::close);
     }
 
+    /** A session whose file system can be made to fail reading the log (see {@link LogFaults}). */
     private SinkSession session(RecordingContext context, Map<String, String> extra) {
-        Map<String, String> p = new HashMap<>();
-        p.put("name", "sensors");
-        p.put(DeltaSinkConfig.TABLE_LOCATION, dir.resolve("table").toString());
-        p.put(DeltaSinkConfig.COLUMNS, SinkSessionTest.COLUMNS);
-        p.put(DeltaSinkConfig.COLUMNS_NOT_NULL, "device_id,device_type");
-        p.put(DeltaSinkConfig.PARTITION_COLUMNS, "device_type,event_date");
-        p.put(DeltaSinkConfig.COMMIT_RETRY_BACKOFF_MS, "1");
-        p.putAll(LogFaults.settings(table()));
-        p.putAll(extra);
-        DeltaSinkConfig config = new DeltaSinkConfig(p);
-        StorageSettings storage = StorageSettings.from(config);
-        opened.add(storage);
-        return new SinkSession(config, storage, Converters.factory(config, Clock.systemUTC()), context,
-                Clock.systemUTC(), ms -> { }, "test-engine connector=sensors");
+        Map<String, String> settings = new HashMap<>(LogFaults.settings(table()));
+        settings.putAll(extra);
+        return sessions.create(context, settings);
     }
 
     private SinkSession session(RecordingContext context) {
@@ -80,7 +66,7 @@ class TableFailuresTest {
     }
 
     private String table() {
-        return StorageSettings.normalize(dir.resolve("table").toString());
+        return sessions.table();
     }
 
     private static List<SinkRecord> events(int partition, long from, int count) {
@@ -134,7 +120,7 @@ class TableFailuresTest {
             assertTrue(ctx.seeks.isEmpty());
             List<SinkRecord> batch = events(0, 25, 20);
             RetriableException e = assertThrows(RetriableException.class, () -> s.put(batch));
-            assertTrue(e.getMessage().contains(dir.resolve("table").toString()), e.getMessage());
+            assertTrue(e.getMessage().contains(sessions.dir().resolve("table").toString()), e.getMessage());
             assertFalse(e.getMessage().contains("S3") || e.getMessage().contains("s3.endpoint"),
                     "a local table is not on S3: " + e.getMessage());
             assertThrows(RetriableException.class, () -> s.put(batch));

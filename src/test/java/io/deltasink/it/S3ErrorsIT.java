@@ -15,8 +15,6 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,6 +25,7 @@ import io.deltasink.it.ConnectHarness.Sent;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.LogCapture;
 import io.deltasink.testing.S3ProxyServer;
+import io.deltasink.testing.S3Server;
 
 /**
  * S3 failures in a real Connect worker against a real S3 server (S3Proxy): a wrong secret key is
@@ -44,24 +43,13 @@ class S3ErrorsIT {
 
     @TempDir
     static Path dir;
-    static S3ProxyServer server;
-
-    @BeforeAll
-    static void startServer() {
-        server = new S3ProxyServer(dir.resolve("s3"), BUCKET).start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final S3Server s3 = new S3Server(BUCKET);
 
     private static Map<String, String> config(String topic, String table) {
         Map<String, String> config = ConnectHarness.presetConfig(topic, dir.resolve("unused"));
         config.put("table.location", table);
-        config.putAll(server.connectorSettings());
+        config.putAll(s3.server().connectorSettings());
         // S3A gives up on a refused connection quickly; the worker does the waiting
         config.put("delta.hadoop.fs.s3a.attempts.maximum", "1");
         config.put("delta.hadoop.fs.s3a.retry.limit", "1");
@@ -75,7 +63,7 @@ class S3ErrorsIT {
         try {
             for (int p = 0; p < ConnectHarness.PARTITIONS; p++) {
                 int partition = p;
-                DeltaTableReader.txnVersion(table, TableState.appId(connector, topic, p), server.hadoopConf())
+                DeltaTableReader.txnVersion(table, TableState.appId(connector, topic, p), s3.server().hadoopConf())
                         .ifPresent(v -> out.put(partition, v));
             }
         } catch (io.delta.kernel.exceptions.TableNotFoundException notYet) {
@@ -135,10 +123,10 @@ class S3ErrorsIT {
         awaitCaughtUp(connector, topic, table);
 
         try (LogCapture logs = new LogCapture(DEBUG_LOGGERS)) {
-            server.stop();
+            s3.server().stop();
             try {
                 sent.addAll(cluster.harness().produce(topic, SensorFeed.good(300, 300)));
-                String endpoint = "s3.endpoint=" + server.endpoint();
+                String endpoint = "s3.endpoint=" + s3.server().endpoint();
                 ConnectHarness.awaitCondition(() -> logs.lines().stream()
                         .filter(l -> l.startsWith("ERROR") && l.contains("RetriableException from SinkTask")).count() >= 2,
                         Duration.ofMinutes(2), () -> "the task did not retry through the worker");
@@ -146,7 +134,7 @@ class S3ErrorsIT {
                 assertTrue(logs.lines().stream().anyMatch(l -> l.startsWith("WARN io.deltasink") && l.contains(endpoint)),
                         "a WARN names " + endpoint);
             } finally {
-                server.start();
+                s3.server().start();
             }
             sent.addAll(cluster.harness().produce(topic, SensorFeed.good(600, 150)));
             awaitCaughtUp(connector, topic, table);
@@ -155,7 +143,7 @@ class S3ErrorsIT {
 
         Set<Coordinates> expected = new TreeSet<>(SensorFeed.expectedRows(sent).keySet());
         Set<Coordinates> got = new TreeSet<>();
-        List<Map<String, Object>> rows = DeltaTableReader.readAll(table, server.hadoopConf());
+        List<Map<String, Object>> rows = DeltaTableReader.readAll(table, s3.server().hadoopConf());
         for (Map<String, Object> row : rows) {
             assertTrue(got.add(ExactlyOnce.coordinates(row)), "duplicate row " + ExactlyOnce.coordinates(row));
         }

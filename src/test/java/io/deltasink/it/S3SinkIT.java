@@ -7,23 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 import io.deltasink.it.ConnectHarness.Coordinates;
 import io.deltasink.it.ConnectHarness.Sent;
 import io.deltasink.it.SensorFeed.ExpectedRow;
-import io.deltasink.testing.S3ProxyServer;
+import io.deltasink.testing.S3Server;
 import io.deltasink.testing.TableLocation;
 
 /**
@@ -41,21 +37,8 @@ class S3SinkIT {
     @RegisterExtension
     static final ClusterExtension cluster = new ClusterExtension("s3-sink", 1);
 
-    @TempDir
-    static Path dir;
-    static S3ProxyServer server;
-
-    @BeforeAll
-    static void startServer() {
-        server = new S3ProxyServer(dir.resolve("s3"), BUCKET).start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final S3Server s3 = new S3Server(BUCKET);
 
     @Test
     void everyEventLandsExactlyOnceInS3PartitionFolders() throws Exception {
@@ -69,7 +52,7 @@ class S3SinkIT {
         Map<Coordinates, ExpectedRow> expected = SensorFeed.expectedRows(sent);
         assertEquals(EVENTS, expected.size());
 
-        try (TableLocation table = TableLocation.onS3(server, "delta/sensor_events")) {
+        try (TableLocation table = TableLocation.onS3(s3.server(), "delta/sensor_events")) {
             Map<String, String> config = ConnectHarness.presetConfig(topic, table);
             assertEquals("s3a://sensor-data/delta/sensor_events", config.get("table.location"));
             cluster.harness().startConnector(connector, config);
@@ -86,7 +69,7 @@ class S3SinkIT {
         String topic = "sensor-events-s3-outage";
         String connector = "delta-s3-outage";
         cluster.harness().createTopic(topic);
-        try (TableLocation table = TableLocation.onS3(server, "delta/sensor_events_outage")) {
+        try (TableLocation table = TableLocation.onS3(s3.server(), "delta/sensor_events_outage")) {
             Map<String, String> config = ConnectHarness.presetConfig(topic, table);
             // S3A's defaults retry one request for about 50 s, longer than the outage: the commit in
             // flight would just wait it out. Giving up after two attempts makes the connector itself
@@ -103,9 +86,9 @@ class S3SinkIT {
                         () -> "no first commit for every partition");
 
                 int before = producer.produced();
-                server.stop();
+                s3.server().stop();
                 outageStart = System.nanoTime();
-                assertThrows(IOException.class, () -> new Socket(InetAddress.getLoopbackAddress(), server.port()).close(),
+                assertThrows(IOException.class, () -> new Socket(InetAddress.getLoopbackAddress(), s3.server().port()).close(),
                         "the S3 server still accepts connections");
                 while (System.nanoTime() - outageStart < OUTAGE.toNanos()) {
                     cluster.harness().failOnFailedTask(connector);
@@ -114,11 +97,11 @@ class S3SinkIT {
                 int during = producer.produced() - before;
                 assertTrue(during >= 500, "records flow during the outage: " + during);
 
-                server.start();
+                s3.server().start();
                 producer.awaitProduced(producer.produced() + 1_000);
                 sent = producer.finish();
             } finally {
-                server.start();
+                s3.server().start();
             }
 
             ExactlyOnce.awaitAndAssert(cluster.harness(), connector, topic, table, SensorFeed.expectedRows(sent));

@@ -29,39 +29,24 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.s3a.RemoteFileChangedException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.delta.kernel.defaults.internal.logstore.LogStoreProvider;
 import io.delta.storage.CloseableIterator;
 import io.delta.storage.LogStore;
 import io.deltasink.config.DeltaSinkConfig;
-import io.deltasink.testing.S3ProxyServer;
+import io.deltasink.testing.S3Server;
 
 /** The conditional-put log store against a real S3 HTTP server (S3Proxy honours If-None-Match). */
 class ConditionalPutLogStoreTest {
     static final String BUCKET = "logstore";
 
-    @TempDir
-    static Path dir;
-    static S3ProxyServer server;
+    @RegisterExtension
+    static final S3Server s3 = new S3Server(BUCKET);
     /** The settings the tests made (some on other threads): closed after each test. */
     private final ConcurrentLinkedQueue<StorageSettings> opened = new ConcurrentLinkedQueue<>();
-
-    @BeforeAll
-    static void start() {
-        server = new S3ProxyServer(dir.resolve("s3"), BUCKET).start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
 
     @AfterEach
     void closeStorage() {
@@ -75,7 +60,7 @@ class ConditionalPutLogStoreTest {
         Map<String, String> p = new HashMap<>();
         p.put("name", "sensors");
         p.put(DeltaSinkConfig.TABLE_LOCATION, "s3a://" + BUCKET + "/delta/t");
-        p.putAll(server.connectorSettings());
+        p.putAll(s3.server().connectorSettings());
         p.put("delta.hadoop.fs.s3a.attempts.maximum", "2");
         p.put("delta.hadoop.fs.s3a.retry.limit", "2");
         p.putAll(extra);

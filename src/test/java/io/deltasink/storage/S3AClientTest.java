@@ -15,48 +15,33 @@ import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import io.deltasink.testing.S3ProxyServer;
+import io.deltasink.testing.S3Server;
 
 /** The S3A client, on the individual SDK modules we ship, against a real S3 HTTP server. */
 class S3AClientTest {
-    @TempDir
-    static Path dir;
-    static S3ProxyServer server;
-
-    @BeforeAll
-    static void start() {
-        server = new S3ProxyServer(dir.resolve("s3"), "smoke").start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final S3Server s3 = new S3Server("smoke");
 
     @Test
     void restartedServerServesTheSameDataOnTheSamePort() throws IOException {
         org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("s3a://smoke/restart/kept.txt");
         byte[] data = "kept across a restart".getBytes(StandardCharsets.UTF_8);
-        try (FileSystem fs = file.getFileSystem(server.hadoopConf())) {
+        try (FileSystem fs = file.getFileSystem(s3.server().hadoopConf())) {
             try (FSDataOutputStream out = fs.create(file, false)) {
                 out.write(data);
             }
         }
-        int port = server.port();
-        server.stop();
-        try (FileSystem fs = file.getFileSystem(server.hadoopConf())) {
+        int port = s3.server().port();
+        s3.server().stop();
+        try (FileSystem fs = file.getFileSystem(s3.server().hadoopConf())) {
             assertThrows(IOException.class, () -> fs.getFileStatus(file), "a stopped server answers nothing");
         }
-        server.start();
-        assertEquals(port, server.port());
-        try (FileSystem fs = file.getFileSystem(server.hadoopConf())) {
+        s3.server().start();
+        assertEquals(port, s3.server().port());
+        try (FileSystem fs = file.getFileSystem(s3.server().hadoopConf())) {
             byte[] back = new byte[data.length];
             try (FSDataInputStream in = fs.open(file)) {
                 in.readFully(back);
@@ -69,12 +54,12 @@ class S3AClientTest {
     void writesListsReadsAndDeletesObjects() throws IOException {
         org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("s3a://smoke/a/b/hello.txt");
         byte[] data = "hello over S3A".getBytes(StandardCharsets.UTF_8);
-        try (FileSystem fs = file.getFileSystem(server.hadoopConf())) {
+        try (FileSystem fs = file.getFileSystem(s3.server().hadoopConf())) {
             assertEquals("org.apache.hadoop.fs.s3a.S3AFileSystem", fs.getClass().getName());
             try (FSDataOutputStream out = fs.create(file, false)) {
                 out.write(data);
             }
-            assertTrue(Files.isRegularFile(server.bucketDir().resolve("a/b/hello.txt")), "stored by the server");
+            assertTrue(Files.isRegularFile(s3.server().bucketDir().resolve("a/b/hello.txt")), "stored by the server");
             FileStatus[] listed = fs.listStatus(new org.apache.hadoop.fs.Path("s3a://smoke/a/b"));
             assertEquals(1, listed.length);
             assertEquals(data.length, listed[0].getLen());

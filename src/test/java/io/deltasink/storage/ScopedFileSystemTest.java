@@ -31,9 +31,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTaskContext;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.deltasink.DeltaSinkTask;
@@ -42,7 +41,7 @@ import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.convert.ColumnMapping;
 import io.deltasink.convert.MappingConverter;
 import io.deltasink.testing.DeltaTableReader;
-import io.deltasink.testing.S3ProxyServer;
+import io.deltasink.testing.S3Server;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
 
@@ -61,19 +60,8 @@ class ScopedFileSystemTest {
 
     @TempDir
     static Path dir;
-    static S3ProxyServer server;
-
-    @BeforeAll
-    static void startServer() {
-        server = new S3ProxyServer(dir.resolve("s3"), BUCKET).start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final S3Server s3 = new S3Server(BUCKET);
 
     private static String table(String name) {
         return "s3a://" + BUCKET + "/delta/" + name;
@@ -85,7 +73,7 @@ class ScopedFileSystemTest {
         p.put(DeltaSinkConfig.TABLE_LOCATION, table);
         p.put(DeltaSinkConfig.COLUMNS, COLUMNS);
         p.put(DeltaSinkConfig.COMMIT_RETRY_BACKOFF_MS, "1");
-        p.putAll(server.connectorSettings());
+        p.putAll(s3.server().connectorSettings());
         // fail fast on errors S3A would otherwise retry for minutes
         p.put("delta.hadoop.fs.s3a.attempts.maximum", "2");
         p.put("delta.hadoop.fs.s3a.retry.limit", "2");
@@ -149,7 +137,7 @@ class ScopedFileSystemTest {
         assertEquals(1, scope.created(), "nothing new was created after close");
         storage.close(); // idempotent
 
-        assertEquals(commits * 2 * 100, DeltaTableReader.readAll(table, server.hadoopConf()).size());
+        assertEquals(commits * 2 * 100, DeltaTableReader.readAll(table, s3.server().hadoopConf()).size());
     }
 
     @Test
@@ -238,7 +226,7 @@ class ScopedFileSystemTest {
         int threads = liveThreads();
         assertTrue(threads <= bound, "live threads after " + cycles + " task lifecycles: " + threads
                 + ", after the second: " + threadsAfterSecond + "; " + threadNames());
-        assertEquals(cycles * 2 * 10, DeltaTableReader.readAll(table, server.hadoopConf()).size());
+        assertEquals(cycles * 2 * 10, DeltaTableReader.readAll(table, s3.server().hadoopConf()).size());
     }
 
     /** The shared instance behind a file system Hadoop handed out for a connector configuration. */
