@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,10 +27,19 @@ import io.deltasink.model.RowSchema;
 /**
  * Writes rows of one table into Parquet files, one open file per table partition (distinct tuple
  * of partition values), laid out as Hive/Spark do: {@code col=value/part-00000-<uuid>.c000.snappy.parquet}.
- * Partition columns are kept out of the files. A file is closed when it reaches the target size,
- * and the file with the most bytes in memory is closed early when all open files together buffer
- * more than the configured bound. {@link #finish()} hands back every file finished since the last
- * call; {@link #abort()} deletes them instead.
+ * Partition columns are kept out of the files. A file is closed when it reaches the target size.
+ *
+ * <p>Memory is bounded ({@link WriterSettings#bufferMaxBytes()}) by counting everything held for
+ * rows not yet in storage: the rows of a table partition first wait in memory
+ * ({@link PendingRows}, counted at their estimated heap size); once they are worth an open file's
+ * overhead ({@link WriterSettings#openFileOverheadBytes(int)}) the partition gets an open file,
+ * which is counted at that overhead plus {@link WriterSettings#ROW_DATA_FACTOR} times the bytes
+ * Parquet buffers for it. At most {@link WriterSettings#openFileCap(int)} files are open: a file
+ * needed at the cap closes the least recently written one first. When the count exceeds the bound,
+ * the partition holding the most is written out: its open file closed, or its waiting rows written
+ * to a file of their own. So thousands of small table partitions cost their rows, not thousands of
+ * open files. {@link #finish()} writes what is waiting, closes every open file and hands back every
+ * file finished since the last call; {@link #abort()} deletes them instead.
  *
  * <p>Not thread-safe: one instance per task. After an {@link IOException} from any method, call
  * {@link #abort()} before going on.
@@ -48,12 +58,17 @@ public final class PartitionedWriter {
     private final List<Column> dataColumns;
     private final int[] dataIndexes;
     private final List<Column> statsColumns;
+    private final SharedCompressor compressor;
 
-    private final Map<List<String>, OpenFile> open = new LinkedHashMap<>();
+    private final long fileOverhead;
+    private final int maxOpenFiles;
+    private final Map<List<String>, Partition> partitions = new HashMap<>();
     private final List<DataFile> finished = new ArrayList<>();
     private final List<Path> created = new ArrayList<>();
-    private long bufferedBytes;
+    private int openFiles;
+    private long countedBytes;
     private long rowsBuffered;
+    private long writes;
     private int fileCounter;
 
     /**
@@ -112,6 +127,11 @@ public final class PartitionedWriter {
         this.dataIndexes = dataIdx.stream().mapToInt(Integer::intValue).toArray();
         this.statsColumns = dataColumns.subList(0, Math.min(settings.statsColumns(), dataColumns.size()));
         this.fs = root.getFileSystem(conf);
+        this.compressor = new SharedCompressor(conf, settings.codec());
+        this.fileOverhead = settings.openFileOverheadBytes(dataColumns.size());
+        this.maxOpenFiles = settings.openFileCap(dataColumns.size());
+        LOG.info("Writing {}: at most {} open files, each counted at {} KiB besides its rows, within a bound of "
+                + "{} KiB", root, maxOpenFiles, fileOverhead / 1024, settings.bufferMaxBytes() / 1024);
     }
 
     /**
@@ -124,22 +144,30 @@ public final class PartitionedWriter {
     public void write(Object[] row) throws IOException {
         checker.check(row);
         List<String> key = partitionKey(row);
-        OpenFile file = open.get(key);
-        if (file == null) {
-            file = openFile(key);
-            open.put(key, file);
+        buffer(key, row);
+    }
+
+    private void buffer(List<String> key, Object[] row) throws IOException {
+        Partition partition = partitions.get(key);
+        if (partition == null) {
+            partition = new Partition(key);
+            partitions.put(key, partition);
         }
-        long before = file.bufferedBytes();
-        file.write(row);
+        partition.lastWrite = ++writes;
         rowsBuffered++;
-        bufferedBytes += file.bufferedBytes() - before;
-        if (file.dataSize() >= settings.targetFileSizeBytes()) {
-            LOG.debug("Closing {} at {} bytes: target file size reached", file.relativePath(), file.dataSize());
-            closeFile(key);
+        if (partition.file != null) {
+            writeToFile(partition, row);
+        } else {
+            countedBytes += partition.pending.add(row);
+            if (partition.pending.bytes() >= fileOverhead) {
+                LOG.trace("Opening a file for {}: {} bytes of rows waiting", key, partition.pending.bytes());
+                drain(partition);
+            }
         }
-        while (bufferedBytes > settings.bufferMaxBytes() && !open.isEmpty()) {
-            closeLargest();
+        while (countedBytes > settings.bufferMaxBytes() && !partitions.isEmpty()) {
+            writeOutLargest();
         }
+        forgetIfEmpty(partition);
     }
 
     /**
@@ -149,14 +177,14 @@ public final class PartitionedWriter {
      * not URI-encoded); encoding them for the Delta log is the table layer's job.
      */
     public List<DataFile> finish() throws IOException {
-        for (List<String> key : new ArrayList<>(open.keySet())) {
-            closeFile(key);
+        for (Partition partition : new ArrayList<>(partitions.values())) {
+            writeOut(partition);
         }
         List<DataFile> result = List.copyOf(finished);
         finished.clear();
         created.clear();
         rowsBuffered = 0;
-        bufferedBytes = 0;
+        countedBytes = 0;
         return result;
     }
 
@@ -166,14 +194,17 @@ public final class PartitionedWriter {
      */
     public void abort() throws IOException {
         IOException failure = null;
-        for (OpenFile file : open.values()) {
-            try {
-                file.closeForAbort();
-            } catch (IOException | RuntimeException e) {
-                LOG.debug("Ignoring failure to close {} before deleting it", file.relativePath(), e);
+        for (Partition partition : partitions.values()) {
+            if (partition.file != null) {
+                try {
+                    partition.file.closeForAbort();
+                } catch (IOException | RuntimeException e) {
+                    LOG.debug("Ignoring failure to close {} before deleting it", partition.file.relativePath(), e);
+                }
             }
         }
-        open.clear();
+        partitions.clear();
+        openFiles = 0;
         for (Path path : created) {
             try {
                 if (fs.exists(path) && !fs.delete(path, false)) {
@@ -191,20 +222,23 @@ public final class PartitionedWriter {
         finished.clear();
         created.clear();
         rowsBuffered = 0;
-        bufferedBytes = 0;
+        countedBytes = 0;
         if (failure != null) {
             throw failure;
         }
     }
 
-    /** Bytes buffered in memory across all open files (row groups not yet flushed to storage). */
+    /**
+     * Bytes counted against the bound: rows waiting for a file, and each open file's overhead plus
+     * its buffered rows (see the class comment).
+     */
     public long bufferedBytes() {
-        return bufferedBytes;
+        return countedBytes;
     }
 
     /** Number of files currently open. */
     public int openFiles() {
-        return open.size();
+        return openFiles;
     }
 
     /** Rows written since the last {@link #finish()} or {@link #abort()}. */
@@ -223,6 +257,77 @@ public final class PartitionedWriter {
         return Collections.unmodifiableList(Arrays.asList(values));
     }
 
+    /** Writes one row to the partition's open file, opening one if needed; closes it at the target size. */
+    private void writeToFile(Partition partition, Object[] row) throws IOException {
+        if (partition.file == null) {
+            if (openFiles >= maxOpenFiles) {
+                closeLeastRecentlyWritten(partition);
+            }
+            partition.file = openFile(partition.key);
+            openFiles++;
+            countedBytes += fileOverhead;
+        }
+        OpenFile file = partition.file;
+        long before = file.bufferedBytes();
+        file.write(row);
+        countedBytes += WriterSettings.ROW_DATA_FACTOR * (file.bufferedBytes() - before);
+        if (file.dataSize() >= settings.targetFileSizeBytes()) {
+            LOG.debug("Closing {} at {} bytes: target file size reached", file.relativePath(), file.dataSize());
+            closeFile(partition);
+        }
+    }
+
+    /** Moves the partition's waiting rows into its open file (opening one). */
+    private void drain(Partition partition) throws IOException {
+        for (Object[] row : partition.pending.rows()) {
+            writeToFile(partition, row);
+        }
+        countedBytes -= partition.pending.bytes();
+        partition.pending.clear();
+    }
+
+    /** Writes the partition's waiting rows and closes its file: nothing of it stays in memory. */
+    private void writeOut(Partition partition) throws IOException {
+        if (!partition.pending.isEmpty()) {
+            drain(partition);
+        }
+        if (partition.file != null) {
+            closeFile(partition);
+        }
+        forgetIfEmpty(partition);
+    }
+
+    private void writeOutLargest() throws IOException {
+        Partition largest = null;
+        for (Partition partition : partitions.values()) {
+            if (largest == null || partition.counted() > largest.counted()) {
+                largest = partition;
+            }
+        }
+        LOG.debug("Counted {} bytes > bound {}: writing out {} early ({} bytes counted)", countedBytes,
+                settings.bufferMaxBytes(), largest.key, largest.counted());
+        writeOut(largest);
+    }
+
+    private void closeLeastRecentlyWritten(Partition except) throws IOException {
+        Partition oldest = null;
+        for (Partition partition : partitions.values()) {
+            if (partition.file != null && partition != except
+                    && (oldest == null || partition.lastWrite < oldest.lastWrite)) {
+                oldest = partition;
+            }
+        }
+        LOG.debug("{} open files: closing {}, the least recently written", openFiles, oldest.file.relativePath());
+        closeFile(oldest);
+        forgetIfEmpty(oldest);
+    }
+
+    private void forgetIfEmpty(Partition partition) {
+        if (partition.file == null && partition.pending.isEmpty()) {
+            partitions.remove(partition.key);
+        }
+    }
+
     private OpenFile openFile(List<String> key) throws IOException {
         String relative = PartitionFormat.directory(partitionColumns, key) + String.format(
                 "part-%05d-%s.c000%s.parquet", fileCounter++, UUID.randomUUID(), settings.fileNameCodecPart());
@@ -233,28 +338,36 @@ public final class PartitionedWriter {
         Path path = new Path(root, relative);
         created.add(path); // before creating, so abort() removes even a half-created file
         return OpenFile.create(fs, path, relative, Collections.unmodifiableMap(partitionValues),
-                new RowWriteSupport(dataColumns, dataIndexes), settings, conf);
+                new RowWriteSupport(dataColumns, dataIndexes), settings, compressor, conf);
     }
 
-    private void closeFile(List<String> key) throws IOException {
-        OpenFile file = open.remove(key);
-        bufferedBytes -= file.bufferedBytes();
+    private void closeFile(Partition partition) throws IOException {
+        OpenFile file = partition.file;
+        partition.file = null;
+        openFiles--;
+        countedBytes -= fileOverhead + WriterSettings.ROW_DATA_FACTOR * file.bufferedBytes();
         DataFile done = file.close(statsColumns, clock.millis());
         finished.add(done);
         LOG.debug("Finished {}: {} rows, {} bytes", done.path(), file.rows(), done.size());
     }
 
-    private void closeLargest() throws IOException {
-        List<String> largest = null;
-        long most = -1;
-        for (Map.Entry<List<String>, OpenFile> e : open.entrySet()) {
-            if (e.getValue().bufferedBytes() > most) {
-                most = e.getValue().bufferedBytes();
-                largest = e.getKey();
-            }
+    /** What is held for one table partition: rows waiting for a file, or its open file. */
+    private final class Partition {
+        final List<String> key;
+        final PendingRows pending = new PendingRows();
+        OpenFile file;
+        long lastWrite;
+
+        Partition(List<String> key) {
+            this.key = key;
         }
-        LOG.debug("Buffered {} bytes > bound {}: closing {} early ({} bytes buffered)", bufferedBytes,
-                settings.bufferMaxBytes(), open.get(largest).relativePath(), most);
-        closeFile(largest);
+
+        long counted() {
+            long bytes = pending.bytes();
+            if (file != null) {
+                bytes += fileOverhead + WriterSettings.ROW_DATA_FACTOR * file.bufferedBytes();
+            }
+            return bytes;
+        }
     }
 }
