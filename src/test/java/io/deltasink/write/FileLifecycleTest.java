@@ -171,6 +171,21 @@ class FileLifecycleTest {
         assertFalse(w.finish().iterator().hasNext());
     }
 
+    @Test
+    void localFilesHaveNoChecksumSidecars() throws Exception {
+        PartitionedWriter w = writer(WriterSettings.defaults());
+        for (int i = 0; i < 30; i++) {
+            w.write(row("p" + i % 3, i));
+        }
+        List<DataFile> files = w.finish();
+        assertEquals(3, files.size());
+        // created with java.nio, not through Hadoop's checksummed local file system, which forks
+        // chmod for every file and its .crc
+        assertEquals(files.stream().map(f -> dir.resolve(f.path())).collect(java.util.stream.Collectors.toSet()),
+                Set.copyOf(ParquetTestFiles.filesUnder(dir)));
+        assertEquals(30, readBack(files).size());
+    }
+
     @ParameterizedTest
     @CsvSource({"snappy, .c000.snappy.parquet, SNAPPY", "zstd, .c000.zstd.parquet, ZSTD",
         "gzip, .c000.gz.parquet, GZIP", "uncompressed, .c000.parquet, UNCOMPRESSED"})
