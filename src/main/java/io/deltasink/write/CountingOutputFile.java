@@ -17,7 +17,8 @@ import org.apache.parquet.io.PositionOutputStream;
  * A Parquet {@link OutputFile} on a Hadoop {@link FileSystem} that counts the bytes handed to the
  * file system, so the size of the finished file is known without asking storage for it.
  *
- * <p>Files of Hadoop's local file system are created with java.nio instead: without Hadoop's native
+ * <p>Files of Hadoop's local file system (its own classes, not a subclass configured through
+ * {@code fs.file.impl}) are created with java.nio instead: without Hadoop's native
  * library it sets the permissions of every new file, and of its {@code .crc} checksum file, by
  * running {@code chmod} in a child process, some 10 ms per data file on a busy machine, which adds
  * up when thousands of table partitions each get a file. Such files have no {@code .crc} file
@@ -54,11 +55,12 @@ final class CountingOutputFile implements OutputFile {
     }
 
     private OutputStream createStream(boolean overwrite) throws IOException {
+        // exactly Hadoop's own classes: a subclass a user named through fs.file.impl does its own creating
         java.io.File local;
-        if (fs instanceof LocalFileSystem checksummed) {
-            local = checksummed.pathToFile(path);
-        } else if (fs instanceof RawLocalFileSystem raw) {
-            local = raw.pathToFile(path);
+        if (fs.getClass() == LocalFileSystem.class) {
+            local = ((LocalFileSystem) fs).pathToFile(path);
+        } else if (fs.getClass() == RawLocalFileSystem.class) {
+            local = ((RawLocalFileSystem) fs).pathToFile(path);
         } else {
             return fs.create(path, overwrite);
         }

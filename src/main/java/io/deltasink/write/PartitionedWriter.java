@@ -135,7 +135,8 @@ public final class PartitionedWriter {
     }
 
     /**
-     * Writes one row (values in the forms listed on {@link ColumnType}) to the open file of its partition.
+     * Buffers one row (values in the forms listed on {@link ColumnType}) for its table partition: in
+     * memory, or in the partition's open file; may write out other partitions to stay within the bound.
      *
      * @throws IllegalArgumentException when the row does not fit the schema (e.g. null in a not-null
      *                                  column); nothing is written and the writer stays usable
@@ -316,6 +317,9 @@ public final class PartitionedWriter {
                     && (oldest == null || partition.lastWrite < oldest.lastWrite)) {
                 oldest = partition;
             }
+        }
+        if (oldest == null) {
+            return; // no other partition has a file open: nothing to close
         }
         LOG.debug("{} open files: closing {}, the least recently written", openFiles, oldest.file.relativePath());
         closeFile(oldest);
