@@ -46,6 +46,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -76,6 +77,19 @@ public final class DeltaTableReader {
     }
 
     public static List<Map<String, Object>> readAll(String tablePath, Configuration conf) {
+        List<Map<String, Object>> result = new ArrayList<>();
+        forEachRow(tablePath, conf, row -> result.add(toMap(row)));
+        return result;
+    }
+
+    /** The number of rows of the latest version, read with the same scan as {@link #readAll} but not kept. */
+    public static long countRows(String tablePath, Configuration conf) {
+        long[] rows = {0};
+        forEachRow(tablePath, conf, row -> rows[0]++);
+        return rows[0];
+    }
+
+    private static void forEachRow(String tablePath, Configuration conf, Consumer<Row> action) {
         Engine engine = DefaultEngine.create(conf);
         Snapshot snapshot = TableManager.loadSnapshot(tablePath).build(engine);
         Set<String> partitionColumns = Set.copyOf(snapshot.getPartitionColumnNames());
@@ -83,23 +97,21 @@ public final class DeltaTableReader {
                 .filter(f -> !partitionColumns.contains(f.getName())).collect(Collectors.toList()));
         Scan scan = snapshot.getScanBuilder().build();
         Row scanState = scan.getScanState(engine);
-        List<Map<String, Object>> result = new ArrayList<>();
         try (CloseableIterator<FilteredColumnarBatch> scanFiles = scan.getScanFiles(engine)) {
             while (scanFiles.hasNext()) {
                 try (CloseableIterator<Row> fileRows = scanFiles.next().getRows()) {
                     while (fileRows.hasNext()) {
-                        readFile(engine, scanState, fileRows.next(), physicalSchema, result);
+                        readFile(engine, scanState, fileRows.next(), physicalSchema, action);
                     }
                 }
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return result;
     }
 
     private static void readFile(Engine engine, Row scanState, Row scanFile, StructType physicalSchema,
-                                 List<Map<String, Object>> out) throws IOException {
+                                 Consumer<Row> out) throws IOException {
         Row add = scanFile.getStruct(scanFile.getSchema().indexOf("add"));
         StructType addSchema = add.getSchema();
         String tableRoot = scanFile.getString(scanFile.getSchema().indexOf("tableRoot"));
@@ -115,7 +127,7 @@ public final class DeltaTableReader {
             while (logical.hasNext()) {
                 try (CloseableIterator<Row> rows = logical.next().getRows()) {
                     while (rows.hasNext()) {
-                        out.add(toMap(rows.next()));
+                        out.accept(rows.next());
                     }
                 }
             }
