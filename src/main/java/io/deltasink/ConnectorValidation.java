@@ -1,17 +1,15 @@
 package io.deltasink;
 
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigValue;
 
 import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.convert.ColumnMapping;
-import io.deltasink.model.ColumnType;
+import io.deltasink.model.PartitionSpec;
 import io.deltasink.model.RowSchema;
 import io.deltasink.storage.StorageErrors;
 import io.deltasink.storage.StorageProbe;
@@ -19,8 +17,8 @@ import io.deltasink.storage.StorageSettings;
 
 /**
  * Cross-key rules, run by {@code Connector.validate()} so the REST validate call shows them on
- * the right field before any task starts: the mapping parses, not-null and partition columns
- * are columns of the mapping, partition columns are not binary and not repeated; the S3 keys
+ * the right field before any task starts: the mapping parses, not-null columns are columns of the
+ * mapping, partition columns follow the rules of {@link PartitionSpec} (the table's); the S3 keys
  * are given in pairs and the S3 endpoint is a URI with a host. When everything else is valid and
  * the table is on S3, a short probe of the bucket reports access denied, a missing bucket or an
  * unreachable endpoint on the setting to fix.
@@ -95,24 +93,8 @@ final class ConnectorValidation {
                         "'" + name + "' is not a column of the mapping in 'columns'"));
             }
         }
-        Set<String> seen = new HashSet<>();
-        for (String name : parsed.partitionColumns()) {
-            int i = schema.indexOf(name);
-            String problem = null;
-            if (i < 0) {
-                problem = "'" + name + "' is not a column of the mapping in 'columns'; partition columns must be "
-                        + "output columns, e.g. event_date:date=date(event_time)";
-            } else if (schema.column(i).type() == ColumnType.BINARY) {
-                problem = "'" + name + "' is binary; a partition column cannot be binary";
-            } else if (!seen.add(name)) {
-                problem = "'" + name + "' is listed twice";
-            } else if (seen.size() == schema.size()) {
-                problem = "every column would be a partition column; keep at least one data column";
-            }
-            if (problem != null) {
-                String message = problem;
-                value(config, DeltaSinkConfig.PARTITION_COLUMNS).ifPresent(v -> v.addErrorMessage(message));
-            }
+        for (String problem : PartitionSpec.problems(schema, parsed.partitionColumns())) {
+            value(config, DeltaSinkConfig.PARTITION_COLUMNS).ifPresent(v -> v.addErrorMessage(problem));
         }
     }
 

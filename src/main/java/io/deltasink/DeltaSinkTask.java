@@ -48,7 +48,7 @@ public class DeltaSinkTask extends SinkTask {
 
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-        return session.commit();
+        return session.commit(currentOffsets);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.deltasink;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
@@ -10,10 +11,19 @@ import java.util.Map;
 
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigValue;
+import org.apache.kafka.connect.runtime.AbstractHerder;
+import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.deltasink.config.DeltaSinkConfig;
+import io.deltasink.convert.ColumnMapping;
+import io.deltasink.model.PartitionSpec;
+import io.deltasink.model.RowSchema;
+import io.deltasink.storage.StorageSettings;
+import io.deltasink.testing.LogCapture;
 
 class DeltaSinkConnectorTest {
 
@@ -48,6 +58,20 @@ class DeltaSinkConnectorTest {
         List<String> errs = errors(config, "partition.columns");
         assertEquals(1, errs.size(), errs.toString());
         assertTrue(errs.get(0).contains("event_day"), errs.get(0));
+    }
+
+    @Test
+    void partitionColumnRulesAreTheTablesAndShowOnTheirField() throws Exception {
+        Map<String, String> props = presetConfig();
+        props.put("columns", "id:long=id, raw:binary=raw, day:date=@timestamp");
+        props.put("columns.not.null", "");
+        RowSchema schema = ColumnMapping.parse(props.get("columns"), List.of()).schema();
+        for (String partitions : List.of("raw", "day,day", "id,raw,day", "day,nope")) {
+            props.put("partition.columns", partitions);
+            List<String> expected = PartitionSpec.problems(schema, List.of(partitions.split(",")));
+            assertTrue(!expected.isEmpty(), partitions);
+            assertEquals(expected, errors(new DeltaSinkConnector().validate(props), "partition.columns"), partitions);
+        }
     }
 
     @Test
@@ -121,5 +145,28 @@ class DeltaSinkConnectorTest {
         assertEquals(3, tasks.size());
         assertEquals(presetConfig(), tasks.get(2));
         assertEquals(DeltaSinkTask.class, c.taskClass());
+    }
+
+    @Test
+    void theS3AccessKeyIsNeitherLoggedNorEchoedByValidate() throws Exception {
+        String accessKey = "AKIA-access-key-Q7w2Rt9";
+        Map<String, String> props = presetConfig();
+        props.put("s3.access.key", accessKey);
+        props.put("s3.secret.key", "secret-value-Zx81Lm");
+        try (LogCapture logs = new LogCapture("org.apache.kafka.common.config")) {
+            DeltaSinkConfig config = new DeltaSinkConfig(props);
+            assertEquals(accessKey, config.s3AccessKey(), "the connector still reads it");
+            assertTrue(logs.lines().stream().anyMatch(l -> l.contains("s3.access.key")), "the config dump was captured");
+            assertEquals(List.of(), logs.linesContaining(accessKey), "the access key was logged");
+        }
+        DeltaSinkConnector connector = new DeltaSinkConnector();
+        Config validated = connector.validate(props);
+        ConfigInfos response = AbstractHerder.generateResult(DeltaSinkConnector.class.getName(),
+                connector.config().configKeys(), validated.configValues(), List.of());
+        String json = new ObjectMapper().writeValueAsString(response);
+        assertTrue(json.contains("\"s3.access.key\""), json);
+        assertFalse(json.contains(accessKey), "the validate response shows the access key: " + json);
+        assertEquals(Map.of("fs.s3a.access.key", accessKey), Map.of("fs.s3a.access.key",
+                StorageSettings.s3aSettings(new DeltaSinkConfig(props)).get("fs.s3a.access.key")));
     }
 }

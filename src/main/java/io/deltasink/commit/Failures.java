@@ -6,17 +6,23 @@ import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.errors.RetriableException;
 
 import io.deltasink.storage.StorageErrors;
+import io.deltasink.table.TableErrors;
+import io.deltasink.table.UnusableTableException;
 
 /**
  * The one exception policy.
  *
  * <p>Fatal: a problem the user must fix. A permanent storage problem (S3 access denied, no such
  * bucket, an endpoint host that does not resolve, a store without conditional writes) fails the
- * task at once with a message from {@link StorageErrors} naming the setting to change; so do
+ * task at once with a message from {@link StorageErrors} naming the setting to change; a table the
+ * connector cannot use as it is (a protocol or table feature beyond its Delta Kernel, a gap in the
+ * log, a damaged commit file or checkpoint: {@link UnusableTableException}, from
+ * {@link TableErrors}) with a message naming the table, the version and what to do; so do
  * configuration errors, a table that does not match, a bad record without tolerance.
  *
- * <p>Retriable: storage blips (connection refused or reset, timeouts, HTTP 5xx, throttling) and
- * commit races lost too often. The session drops what it buffered and rewinds to the table's
+ * <p>Retriable: storage blips (connection refused or reset, timeouts, HTTP 5xx, throttling), also
+ * while reading the log or a checkpoint, a log listing that contradicts itself, and commit races
+ * lost too often. The session drops what it buffered and rewinds to the table's
  * offsets; the wait happens in the worker, not in the task thread: {@code put()} hands the
  * rewinds to {@code context.offset}, sets {@code context.timeout} (exponential from
  * commit.retry.backoff.ms, capped) and throws {@link RetriableException}, so the worker pauses
@@ -37,6 +43,10 @@ final class Failures {
         StorageErrors.Problem problem = StorageErrors.classify(t);
         if (problem.permanent()) {
             return new ConnectException(storage.message(t), t);
+        }
+        UnusableTableException unusable = TableErrors.unusable(t, storage.tableUri());
+        if (unusable != null) {
+            return unusable;
         }
         if (problem == StorageErrors.Problem.UNREACHABLE || t instanceof RetriableException) {
             return null;

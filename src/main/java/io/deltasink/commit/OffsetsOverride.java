@@ -11,11 +11,12 @@ import java.util.regex.Pattern;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.deltasink.config.DeltaSinkConfig;
-import io.deltasink.table.CommitConflictException;
+import io.deltasink.table.CommitOutcomeUnknownException;
 import io.deltasink.table.DeltaTable;
 import io.deltasink.table.TableSnapshot;
 
@@ -32,14 +33,13 @@ import io.deltasink.table.TableSnapshot;
  */
 public final class OffsetsOverride {
     private static final Logger log = LoggerFactory.getLogger(OffsetsOverride.class);
-    static final int MAX_ATTEMPTS = 5;
 
     private final DeltaSinkConfig config;
     private final DeltaTable table;
     private final Predicate<String> connectorTopic;
     private final String topicsSetting;
     private final String engineInfo;
-    private final TableCommitter.Sleeper sleeper;
+    private final TableCommitter committer;
 
     /**
      * @param props the connector's configuration as the worker passes it (with {@code topics} or
@@ -50,7 +50,8 @@ public final class OffsetsOverride {
         this.config = Objects.requireNonNull(config, "config");
         this.table = Objects.requireNonNull(table, "table");
         this.engineInfo = Objects.requireNonNull(engineInfo, "engineInfo");
-        this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+        this.committer = new TableCommitter(table, config.commitMaxRetries(), config.retryBackoffMs(),
+                Objects.requireNonNull(sleeper, "sleeper"));
         String regex = props.get("topics.regex");
         String topics = props.get("topics");
         if (regex != null && !regex.isBlank()) {
@@ -80,49 +81,59 @@ public final class OffsetsOverride {
         offsets.forEach((tp, offset) -> wanted.put(config.appId(tp.topic(), tp.partition()),
                 offset == null ? TableSnapshot.NO_POSITION : offset));
         boolean resetOnly = offsets.values().stream().allMatch(Objects::isNull);
-        for (int attempt = 1; ; attempt++) {
-            Optional<TableSnapshot> latest = table.latest();
-            if (latest.isEmpty()) {
-                if (resetOnly) {
-                    log.info("Offsets of connector {} reset: there is no Delta table at {} yet, so nothing to change",
-                            config.connectorName(), table.path());
-                    return;
-                }
-                throw new ConnectException("Cannot set the offsets of connector " + config.connectorName()
-                        + ": there is no Delta table at " + table.path() + " yet, and the connector keeps its offsets "
-                        + "in the table. Resume the connector so that it creates the table (it reads partitions the "
-                        + "table has not seen from start.position), then stop it and set the offsets again.");
-            }
-            TableSnapshot snapshot = latest.get();
-            if (offsets.isEmpty()) {
-                throw new ConnectException("Cannot reset the offsets of connector " + config.connectorName()
-                        + ": its consumer group has no committed offsets, so the worker named no partition to reset, "
-                        + "but the Delta table at " + table.path() + " may hold positions the connector would resume "
-                        + "from. Reset partitions explicitly with PATCH /connectors/" + config.connectorName()
-                        + "/offsets and the offsets to start from, e.g. {\"offsets\": [{\"partition\": "
-                        + "{\"kafka_topic\": \"<topic>\", \"kafka_partition\": 0}, \"offset\": {\"kafka_offset\": 0}}]}");
-            }
-            Map<String, Long> changes = changes(snapshot, wanted);
-            if (changes.isEmpty()) {
-                log.info("Offsets of connector {}: the Delta table {} already holds {} at version {}; nothing to commit",
-                        config.connectorName(), table.path(), wanted, snapshot.version());
+        Optional<TableSnapshot> latest = table.latest();
+        if (latest.isEmpty()) {
+            if (resetOnly) {
+                log.info("Offsets of connector {} reset: there is no Delta table at {} yet, so nothing to change",
+                        config.connectorName(), table.path());
                 return;
             }
-            try {
-                long version = table.commitPositions(snapshot, changes, engineInfo);
-                log.info("Offsets of connector {} set in Delta table {} at version {}: {} (-1: reset to {})",
-                        config.connectorName(), table.path(), version, changes,
-                        config.startEarliest() ? "earliest" : "the consumer group's offset");
-                return;
-            } catch (CommitConflictException e) {
-                if (attempt >= MAX_ATTEMPTS) {
-                    throw new ConnectException("Cannot set the offsets of connector " + config.connectorName()
-                            + ": another writer committed to the Delta table at " + table.path() + " " + attempt
-                            + " times in a row. Make sure no task of the connector still runs, then retry.", e);
-                }
-                backoff(attempt);
-            }
+            throw new ConnectException("Cannot set the offsets of connector " + config.connectorName()
+                    + ": there is no Delta table at " + table.path() + " yet, and the connector keeps its offsets "
+                    + "in the table. Resume the connector so that it creates the table (it reads partitions the "
+                    + "table has not seen from start.position), then stop it and set the offsets again.");
         }
+        TableSnapshot snapshot = latest.get();
+        if (offsets.isEmpty()) {
+            throw new ConnectException("Cannot reset the offsets of connector " + config.connectorName()
+                    + ": its consumer group has no committed offsets, so the worker named no partition to reset, "
+                    + "but the Delta table at " + table.path() + " may hold positions the connector would resume "
+                    + "from. Reset partitions explicitly with PATCH /connectors/" + config.connectorName()
+                    + "/offsets and the offsets to start from, e.g. {\"offsets\": [{\"partition\": "
+                    + "{\"kafka_topic\": \"<topic>\", \"kafka_partition\": 0}, \"offset\": {\"kafka_offset\": 0}}]}");
+        }
+        Map<String, Long> changes = changes(snapshot, wanted);
+        if (changes.isEmpty()) {
+            log.info("Offsets of connector {}: the Delta table {} already holds {} at version {}; nothing to commit",
+                    config.connectorName(), table.path(), wanted, snapshot.version());
+            return;
+        }
+        // fenced like a batch: the entries must still be what this request saw, or a task still writes them
+        Map<String, Optional<Long>> expected = new TreeMap<>();
+        changes.keySet().forEach(appId -> expected.put(appId, snapshot.txnVersion(appId)));
+        TableCommitter.Outcome outcome;
+        try {
+            outcome = committer.commit(expected, base -> table.commitPositions(base, changes, engineInfo));
+        } catch (CommitOutcomeUnknownException e) {
+            throw new ConnectException("Cannot tell whether the offsets of connector " + config.connectorName()
+                    + " were written to the Delta table at " + table.path() + " (" + e.getMessage() + "). Send the "
+                    + "request again: positions the table already holds are not written twice.", e);
+        } catch (RetriableException e) {
+            throw new ConnectException("Cannot set the offsets of connector " + config.connectorName()
+                    + ": other writers kept committing to the Delta table at " + table.path() + " ("
+                    + e.getMessage() + "). Make sure no task of the connector still runs, then retry.", e);
+        }
+        if (outcome instanceof TableCommitter.Fenced f) {
+            throw new ConnectException("Cannot set the offsets of connector " + config.connectorName()
+                    + ": while they were being set, another writer moved " + f.moved() + " in the Delta table at "
+                    + table.path() + " (now " + f.tableVersions() + " at version " + f.tableVersion()
+                    + "). A task of the connector (or another connector writing the same positions) still runs: "
+                    + "stop it, then set the offsets again.");
+        }
+        long version = ((TableCommitter.Committed) outcome).version();
+        log.info("Offsets of connector {} set in Delta table {} at version {}: {} (-1: reset to {})",
+                config.connectorName(), table.path(), version, changes,
+                config.startEarliest() ? "earliest" : "the consumer group's offset");
     }
 
     private void checkTopics(Collection<TopicPartition> partitions) {
@@ -146,15 +157,5 @@ public final class OffsetsOverride {
             }
         });
         return out;
-    }
-
-    private void backoff(int attempt) {
-        long wait = Math.min(TableCommitter.MAX_BACKOFF_MS, config.retryBackoffMs() << Math.min(attempt, 16));
-        try {
-            sleeper.sleep(wait);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ConnectException("Interrupted while setting the offsets of connector " + config.connectorName(), e);
-        }
     }
 }

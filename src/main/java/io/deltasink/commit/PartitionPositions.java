@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -38,11 +39,17 @@ final class PartitionPositions {
     private final Map<TopicPartition, Long> batchFirst = new HashMap<>();
     private final Map<TopicPartition, Long> batchNext = new HashMap<>();
     private final Map<TopicPartition, Long> pendingSeeks = new HashMap<>();
+    /** Where the worker was last sent, until the first record after that seek arrives. */
+    private final Map<TopicPartition, Long> sought = new HashMap<>();
+    /** Partitions whose log restarted below the table position (see landedBelowSeek), until they reach it. */
+    private final Set<TopicPartition> belowPosition = new HashSet<>();
 
     /** A partition joins, at the version the table holds for it (if any). */
     void assign(TopicPartition tp, Optional<Long> tableVersion) {
         assigned.add(tp);
         pendingSeeks.remove(tp);
+        sought.remove(tp);
+        belowPosition.remove(tp);
         batchFirst.remove(tp);
         batchNext.remove(tp);
         tableVersion.ifPresentOrElse(v -> table.put(tp, v), () -> table.remove(tp));
@@ -52,6 +59,8 @@ final class PartitionPositions {
         assigned.removeAll(partitions);
         for (TopicPartition tp : partitions) {
             pendingSeeks.remove(tp);
+            sought.remove(tp);
+            belowPosition.remove(tp);
             table.remove(tp);
             batchFirst.remove(tp);
             batchNext.remove(tp);
@@ -73,7 +82,56 @@ final class PartitionPositions {
             }
         }
         Long next = batchNext.containsKey(tp) ? batchNext.get(tp) : table.get(tp);
-        return next == null || offset >= next;
+        boolean admitted = next == null || offset >= next;
+        if (admitted) {
+            belowPosition.remove(tp);
+        }
+        return admitted;
+    }
+
+    /**
+     * Where to send the consumer to read from {@code offset} on: a table position {@code T > 0} is
+     * sought at {@code T - 1}, one record that the table already holds and that is skipped. The
+     * worker takes the offset it seeks to as committed and skips a consumer-group commit of the
+     * same offset, so after a seek to {@code T} a group that lost its offsets (deleted, expired)
+     * would stay behind the table until new records arrive; from {@code T - 1} the first commit
+     * moves it to {@code T}.
+     */
+    long seekTarget(TopicPartition tp, long offset) {
+        Long position = table.get(tp);
+        return position != null && position == offset && offset > 0 ? offset - 1 : offset;
+    }
+
+    /** The worker was asked to seek to these offsets. */
+    void sought(Map<TopicPartition, Long> targets) {
+        targets.forEach((tp, offset) -> {
+            if (assigned.contains(tp)) {
+                sought.put(tp, offset);
+            }
+        });
+    }
+
+    /**
+     * For each delivered record, before {@link #admit}: the offset the consumer was sent to, when
+     * this is the first record after that seek and it lies below it (the partition no longer holds
+     * that offset: the topic was created again, or its log truncated); empty otherwise. A batch
+     * delivered again before a pending rewind applies is not "after the seek".
+     */
+    OptionalLong landedBelowSeek(TopicPartition tp, long offset) {
+        if (pendingSeeks.containsKey(tp)) {
+            return OptionalLong.empty();
+        }
+        Long target = sought.remove(tp);
+        if (target == null || offset >= target) {
+            return OptionalLong.empty();
+        }
+        belowPosition.add(tp);
+        return OptionalLong.of(target);
+    }
+
+    /** Whether a record that {@link #admit} refused was skipped because the log restarted below the table position. */
+    boolean belowTablePosition(TopicPartition tp) {
+        return belowPosition.contains(tp);
     }
 
     /** The record at {@code offset} is part of the batch now (as a row, or skipped on purpose). */
@@ -166,11 +224,18 @@ final class PartitionPositions {
         return out;
     }
 
-    /** The offsets to report to the worker: what the table holds for assigned partitions. */
-    Map<TopicPartition, OffsetAndMetadata> tableOffsets() {
+    /**
+     * The offsets to report to the worker: what the table holds for assigned partitions, except
+     * where the worker has consumed less (it would refuse to commit an offset it has not reached).
+     *
+     * @param consumed the worker's next offset per partition; a partition missing here is not limited
+     */
+    Map<TopicPartition, OffsetAndMetadata> tableOffsets(Map<TopicPartition, OffsetAndMetadata> consumed) {
         Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
         for (TopicPartition tp : assigned) {
-            position(tp).ifPresent(v -> out.put(tp, new OffsetAndMetadata(v)));
+            OffsetAndMetadata reached = consumed.get(tp);
+            position(tp).filter(v -> reached == null || v <= reached.offset())
+                    .ifPresent(v -> out.put(tp, new OffsetAndMetadata(v)));
         }
         return out;
     }

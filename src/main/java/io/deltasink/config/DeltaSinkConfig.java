@@ -39,7 +39,11 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
     public static final String PARTITION_COLUMNS = "partition.columns";
     static final String PARTITION_COLUMNS_DOC = "Comma-separated output columns the table is partitioned by, "
-            + "in order, e.g. device_type,event_date. Each must be a column of the mapping and not of type binary.";
+            + "in order, e.g. device_type,event_date. Each must be a column of the mapping, not of type binary, "
+            + "listed once, and at least one column must be left out. As the Delta protocol says, an empty string "
+            + "is stored as a null partition value (a reader returns null): in a NOT NULL partition column it is "
+            + "a bad record. A value whose folder name (column=value, percent-escaped, non-ASCII as UTF-8 bytes) "
+            + "would exceed 255 bytes, or whose folders would not fit in a 1024-byte object key, is a bad record too.";
 
     public static final String TABLE_PROPERTY_PREFIX = "delta.table.property.";
     static final String TABLE_PROPERTY_PREFIX_DOC = "Table properties set when the table is created: "
@@ -47,7 +51,9 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
     public static final String COLUMNS = "columns";
     static final String COLUMNS_DOC = "The column mapping: comma-separated entries 'name:type=source', or 'auto'. "
-            + "Types: string, int, long, short, byte, double, float, boolean, binary, date, timestamp, decimal(p,s). "
+            + "Types: string, int, long, short, byte, double, float, boolean, binary, date, timestamp, "
+            + "timestamp(seconds|millis|micros|nanos) (the unit of numbers in the column, see timestamp.numeric.unit), "
+            + "decimal(p,s). "
             + "Sources: a path into the value (a.b.c; descends into fields that hold JSON text), @topic, @partition, "
             + "@offset, @timestamp, @key, @header.<name>, @now (processing time), raw(<path>) (the field's text), "
             + "date(<column>) (the UTC date of a timestamp column). 'auto' flattens a Struct or Map by its own shape "
@@ -58,6 +64,16 @@ public final class DeltaSinkConfig extends AbstractConfig {
     static final String COLUMNS_NOT_NULL_DOC = "Columns that must have a value (NOT NULL in the table schema). "
             + "A record whose value for one of them is missing is a bad record (see errors.tolerance).";
 
+    public static final String TIMESTAMP_NUMERIC_UNIT = "timestamp.numeric.unit";
+    static final String TIMESTAMP_NUMERIC_UNIT_DOC = "The unit of a number (or text of only digits, optionally "
+            + "signed, or a decimal number) in a timestamp column whose type names none: seconds, millis, micros "
+            + "or nanos since 1970-01-01T00:00:00Z; fractions count (1.5 seconds is 1,500,000 microseconds), finer "
+            + "than a microsecond is truncated. A column names its own with timestamp(seconds|millis|micros|nanos), "
+            + "which wins. 'none': such numbers are bad records (see errors.tolerance), since epoch seconds and "
+            + "epoch milliseconds cannot be told apart. ISO-8601 text, Connect Timestamp values and @timestamp "
+            + "(Kafka's epoch milliseconds) need no unit; date columns take integers as days since 1970-01-01.";
+    static final String TIMESTAMP_NUMERIC_UNIT_DEFAULT = "none";
+
     public static final String NULL_VALUE_BEHAVIOR = "behavior.on.null.values";
     static final String NULL_VALUE_BEHAVIOR_DOC = "What to do with a record whose value is null (a tombstone): "
             + "'ignore' skips it and counts it, 'fail' fails the task.";
@@ -67,7 +83,15 @@ public final class DeltaSinkConfig extends AbstractConfig {
     static final String TXN_APP_ID_TEMPLATE_DOC = "The Delta txn appId under which each Kafka partition's "
             + "position is stored in the table log. Must contain ${topic} and ${partition}; ${connector} is the "
             + "connector name. Changing it on a running table makes the connector forget where it was.";
-    static final String TXN_APP_ID_TEMPLATE_DEFAULT = "${connector}/${topic}/${partition}";
+    static final String TXN_APP_ID_TEMPLATE_DEFAULT = AppIdTemplate.DEFAULT;
+
+    public static final String TXN_ADOPT_CONNECTORS = "txn.adopt.connectors";
+    static final String TXN_ADOPT_CONNECTORS_DOC = "Names of connectors whose positions in the table this connector "
+            + "takes over, e.g. its own name before a rename. A Kafka partition the table holds no position of this "
+            + "connector for, but one of a connector named here (same txn.app.id.template, or the default one), "
+            + "resumes from that position, and the first commit marks the old appId as retired (txn version -1), so "
+            + "that a still-running old connector is fenced. Without it, the task refuses to start on a table where "
+            + "another connector keeps positions of the same Kafka partitions: both would write every record.";
 
     public static final String START_POSITION = "start.position";
     static final String START_POSITION_DOC = "Where to start reading a Kafka partition the table has never seen: "
@@ -142,7 +166,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
     static final String S3_ACCESS_KEY_DOC = "Access key id for S3. Give it together with s3.secret.key; with "
             + "neither, S3A's default AWS credential providers apply (environment variables AWS_ACCESS_KEY_ID / "
             + "AWS_SECRET_ACCESS_KEY, then the container or instance role); another chain can be set through "
-            + "delta.hadoop.fs.s3a.aws.credentials.provider.";
+            + "delta.hadoop.fs.s3a.aws.credentials.provider. Never logged nor shown by the validate call.";
 
     public static final String S3_SECRET_KEY = "s3.secret.key";
     static final String S3_SECRET_KEY_DOC = "Secret access key for S3, given together with s3.access.key. "
@@ -194,6 +218,9 @@ public final class DeltaSinkConfig extends AbstractConfig {
                 Importance.HIGH, COLUMNS_DOC, GROUP_MAPPING, ++order, Width.LONG, "Column mapping");
         def.define(COLUMNS_NOT_NULL, Type.LIST, "",
                 Importance.MEDIUM, COLUMNS_NOT_NULL_DOC, GROUP_MAPPING, ++order, Width.MEDIUM, "Not-null columns");
+        def.define(TIMESTAMP_NUMERIC_UNIT, Type.STRING, TIMESTAMP_NUMERIC_UNIT_DEFAULT,
+                Validators.oneOf("none", "seconds", "millis", "micros", "nanos"),
+                Importance.MEDIUM, TIMESTAMP_NUMERIC_UNIT_DOC, GROUP_MAPPING, ++order, Width.SHORT, "Unit of numeric timestamps");
         def.define(NULL_VALUE_BEHAVIOR, Type.STRING, NULL_VALUE_BEHAVIOR_DEFAULT,
                 Validators.oneOf("ignore", "fail"),
                 Importance.MEDIUM, NULL_VALUE_BEHAVIOR_DOC, GROUP_MAPPING, ++order, Width.SHORT, "On null value");
@@ -201,6 +228,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
         order = 0;
         def.define(TXN_APP_ID_TEMPLATE, Type.STRING, TXN_APP_ID_TEMPLATE_DEFAULT, Validators.APP_ID_TEMPLATE,
                 Importance.LOW, TXN_APP_ID_TEMPLATE_DOC, GROUP_EXACTLY_ONCE, ++order, Width.MEDIUM, "txn appId template");
+        def.define(TXN_ADOPT_CONNECTORS, Type.LIST, "",
+                Importance.LOW, TXN_ADOPT_CONNECTORS_DOC, GROUP_EXACTLY_ONCE, ++order, Width.MEDIUM, "Adopt positions of");
         def.define(START_POSITION, Type.STRING, START_POSITION_DEFAULT, Validators.oneOf("group", "earliest"),
                 Importance.MEDIUM, START_POSITION_DOC, GROUP_EXACTLY_ONCE, ++order, Width.SHORT, "Start position");
         def.define(COMMIT_MAX_RETRIES, Type.INT, COMMIT_MAX_RETRIES_DEFAULT, ConfigDef.Range.between(0, 1000),
@@ -232,7 +261,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
                 Importance.HIGH, S3_ENDPOINT_DOC, GROUP_STORAGE, ++order, Width.LONG, "S3 endpoint");
         def.define(S3_REGION, Type.STRING, "",
                 Importance.MEDIUM, S3_REGION_DOC, GROUP_STORAGE, ++order, Width.SHORT, "S3 region");
-        def.define(S3_ACCESS_KEY, Type.STRING, "",
+        def.define(S3_ACCESS_KEY, Type.PASSWORD, "",
                 Importance.HIGH, S3_ACCESS_KEY_DOC, GROUP_STORAGE, ++order, Width.MEDIUM, "S3 access key");
         def.define(S3_SECRET_KEY, Type.PASSWORD, "",
                 Importance.HIGH, S3_SECRET_KEY_DOC, GROUP_STORAGE, ++order, Width.MEDIUM, "S3 secret key");
@@ -273,20 +302,27 @@ public final class DeltaSinkConfig extends AbstractConfig {
         return trimmed(getList(COLUMNS_NOT_NULL));
     }
 
+    /** The unit of numbers in timestamp columns without one of their own: none, seconds, millis, micros or nanos. */
+    public String timestampNumericUnit() {
+        return getString(TIMESTAMP_NUMERIC_UNIT).trim().toLowerCase(Locale.ROOT);
+    }
+
     public boolean failOnNullValues() {
         return "fail".equals(getString(NULL_VALUE_BEHAVIOR).trim().toLowerCase(Locale.ROOT));
     }
 
-    public String appIdTemplate() {
-        return getString(TXN_APP_ID_TEMPLATE);
+    public AppIdTemplate appIdTemplate() {
+        return new AppIdTemplate(getString(TXN_APP_ID_TEMPLATE));
     }
 
     /** The txn appId under which the table stores the position of one Kafka partition. */
     public String appId(String topic, int partition) {
-        return appIdTemplate()
-                .replace("${connector}", connectorName())
-                .replace("${topic}", topic)
-                .replace("${partition}", Integer.toString(partition));
+        return appIdTemplate().render(connectorName(), topic, partition);
+    }
+
+    /** Former names of this connector whose positions in the table it takes over (txn.adopt.connectors). */
+    public List<String> adoptConnectors() {
+        return trimmed(getList(TXN_ADOPT_CONNECTORS));
     }
 
     public boolean startEarliest() {
@@ -342,8 +378,10 @@ public final class DeltaSinkConfig extends AbstractConfig {
         return getString(S3_REGION).trim();
     }
 
+    /** The access key id; empty when not given. A PASSWORD like the secret: never log it. */
     public String s3AccessKey() {
-        return getString(S3_ACCESS_KEY).trim();
+        Password key = getPassword(S3_ACCESS_KEY);
+        return key == null || key.value() == null ? "" : key.value().trim();
     }
 
     /** The secret key; empty when not given. Never log it or put it in a message. */

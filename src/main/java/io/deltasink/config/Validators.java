@@ -33,7 +33,7 @@ final class Validators {
     static final ConfigDef.Validator APP_ID_TEMPLATE = new ConfigDef.Validator() {
         @Override
         public void ensureValid(String name, Object value) {
-            String problem = appIdTemplateProblem(value == null ? "" : value.toString());
+            String problem = AppIdTemplate.problem(value == null ? "" : value.toString());
             if (problem != null) {
                 throw new ConfigException(name, value, problem);
             }
@@ -41,36 +41,10 @@ final class Validators {
 
         @Override
         public String toString() {
-            return "text with ${topic} and ${partition}, optionally ${connector}";
+            return "text with ${topic} and ${partition}, optionally ${connector}, each set apart by a separator "
+                    + "such as '/'";
         }
     };
-
-    private static final List<String> PLACEHOLDERS = List.of("${connector}", "${topic}", "${partition}");
-
-    /** What is wrong with a txn appId template, naming the offending placeholder; null when it is fine. */
-    static String appIdTemplateProblem(String template) {
-        int at = template.indexOf("${");
-        while (at >= 0) {
-            int end = template.indexOf('}', at);
-            if (end < 0) {
-                return "unclosed placeholder '" + template.substring(at) + "': write ${connector}, ${topic} or "
-                        + "${partition}";
-            }
-            String placeholder = template.substring(at, end + 1);
-            if (!PLACEHOLDERS.contains(placeholder)) {
-                return "unknown placeholder " + placeholder + ": only ${connector}, ${topic} and ${partition} "
-                        + "may be used, e.g. ${connector}/${topic}/${partition}";
-            }
-            at = template.indexOf("${", end);
-        }
-        for (String required : List.of("${topic}", "${partition}")) {
-            if (!template.contains(required)) {
-                return required + " is missing: the template must contain ${topic} and ${partition} so that "
-                        + "each Kafka partition gets its own appId, e.g. ${connector}/${topic}/${partition}";
-            }
-        }
-        return null;
-    }
 
     /** A local path or a URI with a scheme (and, for object stores, a bucket). */
     static final ConfigDef.Validator TABLE_LOCATION = new ConfigDef.Validator() {

@@ -1,6 +1,7 @@
 package io.deltasink.convert;
 
 import java.math.BigDecimal;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -21,9 +22,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import io.deltasink.model.Column;
 import io.deltasink.model.ColumnType;
+import io.deltasink.model.RowSchema;
 
 /**
- * {@code columns=auto}: derives a mapping from the shape of a first record's value. Nested
+ * {@code columns=auto}: derives a mapping from the shape of a first record's value (used until the
+ * table exists; then the table's columns are the mapping, see {@link #forTable}). Nested
  * fields are flattened, their names joined with {@code _} ({@code payload.power} becomes
  * {@code payload_power}); every column is nullable.
  *
@@ -83,6 +86,14 @@ public final class AutoMapping {
             throw new RecordConversionException(first, null, value, "columns=auto found no fields in the value");
         }
         return new ColumnMapping(auto.specs);
+    }
+
+    /**
+     * A converter writing exactly the columns of an existing table (after a restart the mapping
+     * comes from the table, not from whichever record comes first); see {@link AutoTableConverter}.
+     */
+    public static RecordConverter forTable(RowSchema tableColumns, Clock clock, EpochUnit numericUnit) {
+        return new AutoTableConverter(tableColumns, clock, numericUnit);
     }
 
     private void struct(Schema schema, List<String> prefix) {

@@ -20,6 +20,7 @@ import org.apache.kafka.connect.data.Struct;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.model.Column;
 import io.deltasink.model.ColumnType;
 
@@ -29,7 +30,6 @@ import io.deltasink.model.ColumnType;
  */
 final class Coercions {
     private static final Pattern NUMBER = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
-    private static final long MILLIS_PER_DAY = 86_400_000L;
 
     private Coercions() {
     }
@@ -40,7 +40,16 @@ final class Coercions {
         Object apply(Object value) throws BadValueException;
     }
 
-    static Coercion of(Column column, Json json) {
+    /**
+     * @param numericUnit the unit of numbers in a timestamp column (the column's own, else the
+     *                    connector's {@code timestamp.numeric.unit})
+     */
+    static Coercion of(ColumnSpec spec, EpochUnit numericUnit, Json json) {
+        Column column = spec.column();
+        EpochUnit unit = spec.unit() != null ? spec.unit() : numericUnit;
+        String noUnit = "a number in a timestamp column needs its unit: set " + DeltaSinkConfig.TIMESTAMP_NUMERIC_UNIT
+                + " (" + EpochUnit.COLUMN_NAMES + ") for the connector, or give the column its unit, e.g. "
+                + column.name() + ":timestamp(millis)=" + spec.source().text();
         return switch (column.type()) {
             case STRING -> v -> text(v, json);
             case INT -> v -> (int) integral(v, Integer.MIN_VALUE, Integer.MAX_VALUE, "int");
@@ -51,34 +60,37 @@ final class Coercions {
             case FLOAT -> Coercions::toFloat;
             case BOOLEAN -> Coercions::toBoolean;
             case BINARY -> Coercions::binary;
-            case DATE -> Coercions::epochDays;
-            case TIMESTAMP -> Coercions::epochMicros;
+            case DATE -> Timestamps::epochDays;
+            case TIMESTAMP -> v -> Timestamps.epochMicros(v, unit, noUnit);
             case DECIMAL -> v -> decimal(v, column.precision(), column.scale());
         };
     }
 
-    /** Text of a value: text as is, numbers and booleans as JSON prints them, bytes as UTF-8, containers as JSON. */
-    static String text(Object v, Json json) {
+    /**
+     * Text of a value: text as is, numbers and booleans as JSON prints them, bytes as UTF-8,
+     * containers as JSON. The text is always valid Unicode; anything else is a bad value.
+     */
+    static String text(Object v, Json json) throws BadValueException {
         if (v instanceof String s) {
-            return s;
+            return Unicode.valid(s);
         }
         if (v instanceof Number || v instanceof Boolean) {
             return v.toString();
         }
         if (v instanceof byte[] b) {
-            return new String(b, StandardCharsets.UTF_8);
+            return Unicode.utf8(b);
         }
         if (v instanceof ByteBuffer bb) {
-            return new String(bytes(bb), StandardCharsets.UTF_8);
+            return Unicode.utf8(bytes(bb));
         }
         if (v instanceof java.util.Date d) {
             return Instant.ofEpochMilli(d.getTime()).toString();
         }
         if (v instanceof Struct || v instanceof Map || v instanceof Collection || v instanceof JsonNode
                 || v instanceof Object[]) {
-            return json.write(v, null);
+            return Unicode.valid(json.write(v, null));
         }
-        return v.toString();
+        return Unicode.valid(v.toString());
     }
 
     static long integral(Object v, long min, long max, String type) throws BadValueException {
@@ -125,7 +137,29 @@ final class Coercions {
         return result;
     }
 
-    private static long wholeDecimal(BigDecimal bd, String type) throws BadValueException {
+    /** True for text that is a plain decimal number: optional sign, digits, optional fraction and exponent. */
+    static boolean isNumber(String trimmed) {
+        return NUMBER.matcher(trimmed).matches();
+    }
+
+    /**
+     * {@code bd} when its magnitude is one a column could hold; a tiny fraction (below 10^-60) is
+     * replaced by one that rounds the same at every scale a column has. Arithmetic on a number like
+     * 1e-99999999 or 1e99999999 would otherwise take minutes and gigabytes.
+     */
+    static BigDecimal bounded(BigDecimal bd, String type) throws BadValueException {
+        if (bd.signum() == 0) {
+            return bd;
+        }
+        long magnitude = (long) bd.precision() - bd.scale();
+        if (magnitude > 60) {
+            throw outOfRange(type);
+        }
+        return magnitude < -60 ? BigDecimal.valueOf(bd.signum(), 61) : bd;
+    }
+
+    private static long wholeDecimal(BigDecimal input, String type) throws BadValueException {
+        BigDecimal bd = bounded(input, type);
         if (bd.signum() != 0 && bd.scale() > 0 && bd.stripTrailingZeros().scale() > 0) {
             throw new BadValueException("cannot convert " + bd.toPlainString() + " to " + type + ": it has a fraction");
         }
@@ -213,7 +247,7 @@ final class Coercions {
             return bytes(bb);
         }
         if (v instanceof String s) {
-            return s.getBytes(StandardCharsets.UTF_8);
+            return Unicode.valid(s).getBytes(StandardCharsets.UTF_8);
         }
         throw cannot(v, "binary");
     }
@@ -223,96 +257,6 @@ final class Coercions {
         byte[] out = new byte[dup.remaining()];
         dup.get(out);
         return out;
-    }
-
-    static Long epochMicros(Object v) throws BadValueException {
-        if (v instanceof String s) {
-            return Timestamps.parseMicros(s);
-        }
-        if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
-            try {
-                return Math.multiplyExact(((Number) v).longValue(), 1000L);
-            } catch (ArithmeticException e) {
-                throw outOfRange("timestamp");
-            }
-        }
-        if (v instanceof BigInteger bi) {
-            return millisToMicros(new BigDecimal(bi));
-        }
-        if (v instanceof BigDecimal bd) {
-            return millisToMicros(bd);
-        }
-        if (v instanceof Double || v instanceof Float) {
-            double d = ((Number) v).doubleValue();
-            if (!Double.isFinite(d)) {
-                throw new BadValueException("cannot convert " + d + " to timestamp");
-            }
-            return millisToMicros(BigDecimal.valueOf(d));
-        }
-        if (v instanceof java.util.Date d) {
-            return millisToMicros(BigDecimal.valueOf(d.getTime()));
-        }
-        Instant instant = instant(v);
-        if (instant == null) {
-            throw cannot(v, "timestamp");
-        }
-        try {
-            return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), Timestamps.MICROS_PER_SECOND),
-                    instant.getNano() / 1000L);
-        } catch (ArithmeticException e) {
-            throw outOfRange("timestamp");
-        }
-    }
-
-    private static Long millisToMicros(BigDecimal millis) throws BadValueException {
-        try {
-            return millis.movePointRight(3).setScale(0, RoundingMode.FLOOR).longValueExact();
-        } catch (ArithmeticException e) {
-            throw outOfRange("timestamp");
-        }
-    }
-
-    private static Instant instant(Object v) {
-        if (v instanceof Instant i) {
-            return i;
-        }
-        if (v instanceof OffsetDateTime o) {
-            return o.toInstant();
-        }
-        if (v instanceof ZonedDateTime z) {
-            return z.toInstant();
-        }
-        if (v instanceof LocalDateTime l) {
-            return l.toInstant(ZoneOffset.UTC);
-        }
-        if (v instanceof LocalDate d) {
-            return d.atStartOfDay().toInstant(ZoneOffset.UTC);
-        }
-        return null;
-    }
-
-    static Integer epochDays(Object v) throws BadValueException {
-        if (v instanceof String s) {
-            String t = s.trim();
-            if (Timestamps.isInteger(t)) {
-                return (int) integral(t, Integer.MIN_VALUE, Integer.MAX_VALUE, "date");
-            }
-            return (int) Math.floorDiv(Timestamps.parseMicros(t), Timestamps.MICROS_PER_DAY);
-        }
-        if (v instanceof Number) {
-            return (int) integral(v, Integer.MIN_VALUE, Integer.MAX_VALUE, "date");
-        }
-        if (v instanceof java.util.Date d) {
-            return (int) Math.floorDiv(d.getTime(), MILLIS_PER_DAY);
-        }
-        if (v instanceof LocalDate d) {
-            return (int) d.toEpochDay();
-        }
-        Instant instant = instant(v);
-        if (instant == null) {
-            throw cannot(v, "date");
-        }
-        return (int) Math.floorDiv(instant.getEpochSecond(), 86_400L);
     }
 
     static BigDecimal decimal(Object v, int precision, int scale) throws BadValueException {
@@ -339,7 +283,7 @@ final class Coercions {
         } else {
             throw cannot(v, type);
         }
-        BigDecimal scaled = bd.setScale(scale, RoundingMode.HALF_UP);
+        BigDecimal scaled = bounded(bd, type).setScale(scale, RoundingMode.HALF_UP);
         if (scaled.precision() > precision) {
             throw new BadValueException("number needs " + scaled.precision() + " digits at scale " + scale
                     + "; " + type + " holds at most " + precision);
@@ -376,7 +320,7 @@ final class Coercions {
         return v.getClass().getSimpleName();
     }
 
-    private static BadValueException cannot(Object v, String type) {
+    static BadValueException cannot(Object v, String type) {
         return new BadValueException("cannot convert " + kind(v) + " to " + type);
     }
 

@@ -23,6 +23,7 @@ import io.deltasink.model.RowSchema;
  * entry    := name ":" type "=" source
  * type     := string|int|long|short|byte|double|float|boolean|binary|date|timestamp (and aliases)
  *           | decimal(p,s) | decimal(p)
+ *           | timestamp(seconds|millis|micros|nanos)   the unit of numbers in this column (see {@link EpochUnit})
  * source   := path | "raw(" [path] ")" | "date(" column ")"
  *           | "@topic" | "@partition" | "@offset" | "@timestamp" | "@key" | "@header." name | "@now"
  * path     := segment ("." segment)*             a numeric segment also indexes a list
@@ -93,7 +94,7 @@ public final class ColumnMapping {
         for (ColumnSpec s : specs) {
             Column c = s.column();
             boolean nullable = !required.contains(c.name());
-            out.add(new ColumnSpec(new Column(c.name(), c.type(), c.precision(), c.scale(), nullable), s.source()));
+            out.add(new ColumnSpec(new Column(c.name(), c.type(), c.precision(), c.scale(), nullable), s.source(), s.unit()));
         }
         return new ColumnMapping(out);
     }

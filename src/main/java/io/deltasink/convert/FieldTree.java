@@ -1,8 +1,10 @@
 package io.deltasink.convert;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import org.apache.kafka.connect.data.Field;
@@ -23,11 +25,16 @@ final class FieldTree {
     private final Map<String, FieldTree> childMap = new LinkedHashMap<>();
     private final List<Integer> valueColumnList = new ArrayList<>();
     private final List<Integer> rawColumnList = new ArrayList<>();
+    private final List<String> rawNameList = new ArrayList<>();
     private FieldTree[] children;
     private int[] valueColumns;
     private int[] rawColumns;
+    private String[] rawNames;
     /** Name of the first column (mapping order) whose path goes below this node; named when descending fails. */
     private String firstBelow;
+    /** Name and path of the first column (mapping order) whose path reaches this node; named when reaching it fails. */
+    private String firstColumn;
+    private String firstPath;
 
     private FieldTree(String segment, String path) {
         this.segment = segment;
@@ -51,8 +58,17 @@ final class FieldTree {
                     FieldTree parent = node;
                     node = parent.childMap.computeIfAbsent(seg,
                             s -> new FieldTree(s, parent.path.isEmpty() ? s : parent.path + "." + s));
+                    if (node.firstColumn == null) {
+                        node.firstColumn = specs.get(col).name();
+                        node.firstPath = f.pathText();
+                    }
                 }
-                (f.raw() ? node.rawColumnList : node.valueColumnList).add(col);
+                if (f.raw()) {
+                    node.rawColumnList.add(col);
+                    node.rawNameList.add(specs.get(col).name());
+                } else {
+                    node.valueColumnList.add(col);
+                }
             }
         }
         if (!any) {
@@ -66,6 +82,7 @@ final class FieldTree {
         children = childMap.values().toArray(new FieldTree[0]);
         valueColumns = valueColumnList.stream().mapToInt(Integer::intValue).toArray();
         rawColumns = rawColumnList.stream().mapToInt(Integer::intValue).toArray();
+        rawNames = rawNameList.toArray(new String[0]);
         for (FieldTree c : children) {
             c.freeze();
         }
@@ -73,22 +90,34 @@ final class FieldTree {
 
     /**
      * Resolves every path for one record, writing each column's source value (before type
-     * conversion) into {@code out}. Columns whose path is missing are left null.
+     * conversion) into {@code out}. Columns whose path is missing, or meets null on the way, are
+     * left null; a path that has to descend through a scalar fails the record.
      */
     void resolve(SinkRecord record, Object value, Json json, Object[] out) {
         for (int c : valueColumns) {
             out[c] = Json.plain(value);
         }
-        for (int c : rawColumns) {
-            out[c] = json.rawText(value);
+        for (int i = 0; i < rawColumns.length; i++) {
+            try {
+                out[rawColumns[i]] = json.rawText(value);
+            } catch (BadValueException e) {
+                throw new RecordConversionException(record, rawNames[i], value, "raw(" + path + "): " + e.getMessage());
+            }
         }
-        if (children.length == 0 || value == null) {
+        if (children.length == 0 || isNull(value)) {
             return;
         }
         Object container = container(record, value, json);
-        for (FieldTree child : children) {
-            child.resolve(record, child.step(container), json, out);
+        if (isNull(container)) {
+            return;
         }
+        for (FieldTree child : children) {
+            child.resolve(record, child.step(record, this, container, value, json), json, out);
+        }
+    }
+
+    private static boolean isNull(Object value) {
+        return value == null || value instanceof JsonNode n && (n.isNull() || n.isMissingNode());
     }
 
     /** The value to descend into: JSON text is parsed, anything else is used as it is. */
@@ -99,6 +128,8 @@ final class FieldTree {
                 return value;
             }
             text = n.textValue();
+        } else if (value instanceof ByteBuffer bb) {
+            text = Coercions.bytes(bb);
         } else if (!(value instanceof String) && !(value instanceof byte[])) {
             return value;
         }
@@ -112,21 +143,71 @@ final class FieldTree {
         }
     }
 
-    /** This node's field of a container, or null when there is none. */
-    private Object step(Object container) {
+    /**
+     * This node's field of {@code container} (the value of {@code parent}, parsed when it was JSON
+     * text), or null when there is none. A name into a list, or any step into a scalar, fails.
+     */
+    private Object step(SinkRecord record, FieldTree parent, Object container, Object original, Json json) {
         if (container instanceof JsonNode n) {
-            return n.isArray() ? (index >= 0 ? n.get(index) : null) : n.get(segment);
-        }
-        if (container instanceof Struct s) {
+            if (n.isObject()) {
+                return n.get(segment);
+            }
+            if (n.isArray()) {
+                return n.get(listIndex(record, parent, container, json));
+            }
+        } else if (container instanceof Struct s) {
             Field f = s.schema().field(segment);
             return f == null ? null : s.get(f);
+        } else if (container instanceof Map<?, ?> m) {
+            Object v = m.get(segment);
+            return v != null || m.isEmpty() || m.keySet().iterator().next() instanceof String ? v : byKeyText(m);
+        } else if (container instanceof List<?> l) {
+            int i = listIndex(record, parent, container, json);
+            return i < l.size() ? l.get(i) : null;
         }
-        if (container instanceof Map<?, ?> m) {
-            return m.get(segment);
-        }
-        if (container instanceof List<?> l) {
-            return index >= 0 && index < l.size() ? l.get(index) : null;
+        boolean parsed = container != original && !(original instanceof JsonNode n && !n.isTextual());
+        throw new RecordConversionException(record, firstColumn, Json.plain(original), "path '" + firstPath + "' goes through "
+                + parent.where() + ", which holds " + (parsed ? "JSON text of " : "") + kind(container)
+                + (index >= 0 ? ", not an object or a list" : ", not an object"));
+    }
+
+    /** The value whose key prints as this segment: a Connect map may be keyed by numbers or booleans. */
+    private Object byKeyText(Map<?, ?> map) {
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+            if (segment.equals(String.valueOf(e.getKey()))) {
+                return e.getValue();
+            }
         }
         return null;
+    }
+
+    private int listIndex(SinkRecord record, FieldTree parent, Object list, Json json) {
+        if (index < 0) {
+            throw new RecordConversionException(record, firstColumn, json.write(list, null), "path '" + firstPath
+                    + "' goes through " + parent.where() + ", which holds a list; '" + segment + "' is not a list index");
+        }
+        return index;
+    }
+
+    private String where() {
+        return segment == null ? "the record value" : "field '" + path + "'";
+    }
+
+    /** A scalar's kind for messages: a boolean, a number, a string, a timestamp ... */
+    private static String kind(Object scalar) {
+        if (scalar instanceof JsonNode n) {
+            return n.isBoolean() ? "a boolean" : n.isNumber() ? "a number" : n.isTextual() ? "a string"
+                    : "JSON " + n.getNodeType().name().toLowerCase(Locale.ROOT);
+        }
+        if (scalar instanceof Boolean) {
+            return "a boolean";
+        }
+        if (scalar instanceof Number) {
+            return "a number";
+        }
+        if (scalar instanceof java.util.Date || scalar instanceof java.time.temporal.Temporal) {
+            return "a timestamp";
+        }
+        return "a " + scalar.getClass().getSimpleName();
     }
 }

@@ -90,21 +90,33 @@ class Json {
         }
     }
 
-    /** The text of a value as {@code raw(...)} gives it: text as is, bytes as UTF-8, anything else as JSON. */
-    String rawText(Object value) {
+    /**
+     * The text of a value as {@code raw(...)} gives it: text as is, bytes as UTF-8, anything else
+     * as JSON; null for a missing value, JSON null, or text holding only JSON null (as paths
+     * below it see it). Bytes that are not UTF-8 are a bad value.
+     */
+    String rawText(Object value) throws BadValueException {
+        String text;
         if (value == null || value instanceof String) {
-            return (String) value;
-        }
-        if (value instanceof byte[] b) {
-            return new String(b, StandardCharsets.UTF_8);
-        }
-        if (value instanceof JsonNode n) {
+            text = (String) value;
+        } else if (value instanceof byte[] b) {
+            text = Unicode.utf8(b);
+        } else if (value instanceof ByteBuffer bb) {
+            text = Unicode.utf8(Coercions.bytes(bb));
+        } else if (value instanceof JsonNode n) {
             if (n.isNull() || n.isMissingNode()) {
                 return null;
             }
-            return n.isTextual() ? n.textValue() : n.toString();
+            text = n.isTextual() ? n.textValue() : n.toString();
+        } else {
+            return write(value, null);
         }
-        return write(value, null);
+        return text == null || isJsonNull(text) ? null : text;
+    }
+
+    /** True for text that is JSON null, whitespace around it allowed: such a field holds no value, as JSON null. */
+    private static boolean isJsonNull(String text) {
+        return text.length() < 64 && text.strip().equals("null");
     }
 
     /** Compact JSON text of a value; {@code schema} (may be null) tells logical types of Struct fields. */

@@ -18,8 +18,11 @@ import io.deltasink.model.RowSchema;
  * {@code byte[]}; paths descend through all of these and through fields holding JSON text.
  *
  * <p>A missing field, or null on the way, gives null, which is an error only for a NOT NULL
- * column. Every failure is a {@link RecordConversionException} naming the record, the column
- * and the value. Immutable after construction; {@link #convert} keeps no state between calls.
+ * column; a path through a scalar is an error. Every value that passes is one any Delta reader
+ * can hold: timestamps and dates in years 0001 to 9999, text that is valid Unicode, numbers in
+ * timestamp columns read in an explicit unit. Every failure is a {@link RecordConversionException}
+ * naming the record, the column and the value. Immutable after construction; {@link #convert}
+ * keeps no state between calls.
  */
 public final class MappingConverter implements RecordConverter {
     private final RowSchema schema;
@@ -29,6 +32,8 @@ public final class MappingConverter implements RecordConverter {
     private final Source[] sources;
     private final Coercions.Coercion[] coercions;
     private final String[] nullProblems;
+    /** Sources read as text before the column's type applies: the key and headers. */
+    private final boolean[] textFirst;
     private final int[] derived;
     private final int[] derivedFrom;
     private final boolean usesNow;
@@ -39,16 +44,29 @@ public final class MappingConverter implements RecordConverter {
      * @param clock   the time of processing for {@code @now}
      */
     public MappingConverter(ColumnMapping mapping, Clock clock) {
-        this(mapping, clock, new Json());
+        this(mapping, clock, EpochUnit.NONE);
+    }
+
+    /**
+     * @param numericUnit the unit of numbers in timestamp columns whose type names none
+     *                    ({@code timestamp.numeric.unit})
+     */
+    public MappingConverter(ColumnMapping mapping, Clock clock, EpochUnit numericUnit) {
+        this(mapping, clock, numericUnit, new Json());
     }
 
     MappingConverter(ColumnMapping mapping, Clock clock, Json json) {
+        this(mapping, clock, EpochUnit.NONE, json);
+    }
+
+    MappingConverter(ColumnMapping mapping, Clock clock, EpochUnit numericUnit, Json json) {
         Objects.requireNonNull(mapping, "mapping");
         if (mapping.isAuto()) {
             throw new IllegalArgumentException(
                     "columns=auto has no columns yet: derive a mapping from the first record with AutoMapping.derive");
         }
         this.clock = Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(numericUnit, "numericUnit");
         this.json = json;
         this.schema = mapping.schema();
         List<ColumnSpec> specs = mapping.specs();
@@ -57,6 +75,7 @@ public final class MappingConverter implements RecordConverter {
         this.sources = new Source[n];
         this.coercions = new Coercions.Coercion[n];
         this.nullProblems = new String[n];
+        this.textFirst = new boolean[n];
         int derivedCount = (int) specs.stream().filter(s -> s.source() instanceof Source.DateOf).count();
         this.derived = new int[derivedCount];
         this.derivedFrom = new int[derivedCount];
@@ -64,8 +83,9 @@ public final class MappingConverter implements RecordConverter {
         for (int i = 0, d = 0; i < n; i++) {
             ColumnSpec spec = specs.get(i);
             sources[i] = spec.source();
-            coercions[i] = Coercions.of(spec.column(), json);
+            coercions[i] = Coercions.of(spec, numericUnit, json);
             nullProblems[i] = nullProblem(spec.source());
+            textFirst[i] = spec.source() instanceof Source.Meta m && m.isText();
             if (spec.source() instanceof Source.DateOf dateOf) {
                 derived[d] = i;
                 derivedFrom[d++] = schema.indexOf(dateOf.column());
@@ -122,7 +142,7 @@ public final class MappingConverter implements RecordConverter {
             Object in = row[i];
             if (in != null) {
                 try {
-                    row[i] = coercions[i].apply(in);
+                    row[i] = coercions[i].apply(textFirst[i] ? Coercions.text(in, json) : in);
                 } catch (BadValueException e) {
                     throw new RecordConversionException(record, schema.column(i).name(), in,
                             sourceLabel(source) + ": " + e.getMessage());
@@ -162,10 +182,10 @@ public final class MappingConverter implements RecordConverter {
             case TIMESTAMP:
                 return record.timestamp() == null ? null : Instant.ofEpochMilli(record.timestamp());
             case KEY:
-                return record.key() == null ? null : Coercions.text(record.key(), json);
+                return record.key();
             case HEADER:
                 Header h = record.headers() == null ? null : record.headers().lastWithName(m.header());
-                return h == null || h.value() == null ? null : Coercions.text(h.value(), json);
+                return h == null ? null : h.value();
             case NOW:
                 return now;
             default:

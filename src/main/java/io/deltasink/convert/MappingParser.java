@@ -23,6 +23,7 @@ final class MappingParser {
     static final String NAME_FORBIDDEN = " ,;{}()\n\t=.:";
 
     private static final Pattern DECIMAL = Pattern.compile("(?i)decimal\\s*\\(\\s*(\\d{1,3})\\s*(?:,\\s*(\\d{1,3})\\s*)?\\)");
+    private static final Pattern TIMESTAMP_UNIT = Pattern.compile("(?i)timestamp\\s*\\((.*)\\)", Pattern.DOTALL);
     private static final Pattern FUNCTION = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)\\s*\\((.*)\\)", Pattern.DOTALL);
     private static final String METADATA = "@topic, @partition, @offset, @timestamp, @key, @header.<name>, @now";
 
@@ -121,8 +122,30 @@ final class MappingParser {
         if (sourceText.isEmpty()) {
             throw fail(entry, "missing source after '='");
         }
+        EpochUnit unit = null;
+        Matcher withUnit = TIMESTAMP_UNIT.matcher(typeText);
+        if (withUnit.matches()) {
+            unit = unit(entry, withUnit.group(1));
+            typeText = "timestamp";
+        }
         Column column = column(entry, name, typeText, !notNull.contains(name));
-        return new ColumnSpec(column, source(entry, sourceText, column));
+        return new ColumnSpec(column, source(entry, sourceText, column), unit);
+    }
+
+    /** The unit in {@code timestamp(<unit>)}. */
+    private static EpochUnit unit(String entry, String text) {
+        String problem = "timestamp(" + text.trim() + ") names no unit; write timestamp(<unit>) with a unit of "
+                + "numbers in this column: " + EpochUnit.COLUMN_NAMES + " (since 1970-01-01T00:00:00Z)";
+        EpochUnit unit;
+        try {
+            unit = EpochUnit.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw fail(entry, problem);
+        }
+        if (unit == EpochUnit.NONE) {
+            throw fail(entry, problem);
+        }
+        return unit;
     }
 
     static void checkName(String entry, String name) {

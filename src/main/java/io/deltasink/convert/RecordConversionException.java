@@ -36,17 +36,23 @@ public class RecordConversionException extends DataException {
         if (value != null) {
             sb.append("; value: ").append(excerpt(value));
         }
-        return sb.toString();
+        return Unicode.escape(sb.toString());
     }
 
-    /** A value shortened for a message: at most {@value #EXCERPT_CHARS} characters, bytes shown as a length. */
+    /**
+     * A value shortened for a message: at most {@value #EXCERPT_CHARS} characters, bytes as UTF-8
+     * text, unpaired surrogates as escapes (backslash, u, four hex digits) so that the message is valid Unicode.
+     */
     public static String excerpt(Object value) {
         if (value instanceof byte[] b) {
             String s = new String(b, java.nio.charset.StandardCharsets.UTF_8);
             return excerpt(s);
         }
-        String s = String.valueOf(value).replace('\n', ' ').replace('\r', ' ');
-        return s.length() <= EXCERPT_CHARS ? "'" + s + "'"
-                : "'" + s.substring(0, EXCERPT_CHARS) + "...' (" + s.length() + " chars)";
+        String s = Unicode.escape(String.valueOf(value).replace('\n', ' ').replace('\r', ' '));
+        if (s.length() <= EXCERPT_CHARS) {
+            return "'" + s + "'";
+        }
+        int cut = Character.isHighSurrogate(s.charAt(EXCERPT_CHARS - 1)) ? EXCERPT_CHARS - 1 : EXCERPT_CHARS;
+        return "'" + s.substring(0, cut) + "...' (" + s.length() + " chars)";
     }
 }

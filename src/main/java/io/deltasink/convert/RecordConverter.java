@@ -5,7 +5,10 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import io.deltasink.model.ColumnType;
 import io.deltasink.model.RowSchema;
 
-/** Turns one sink record into one row. Pure: no I/O, no state between records. */
+/**
+ * Turns one sink record into one row. No I/O; the only state a converter keeps is what it learns
+ * from the records themselves (where a table's column sits in them, in auto mode).
+ */
 public interface RecordConverter {
 
     /** The columns every converted row has, in order. */

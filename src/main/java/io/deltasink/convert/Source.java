@@ -33,6 +33,11 @@ sealed interface Source {
     record Meta(Kind kind, String header) implements Source {
         enum Kind { TOPIC, PARTITION, OFFSET, TIMESTAMP, KEY, HEADER, NOW }
 
+        /** True for the key and headers: they are read as text (a Struct as JSON) before the column's type applies. */
+        boolean isText() {
+            return kind == Kind.KEY || kind == Kind.HEADER;
+        }
+
         @Override
         public String text() {
             return kind == Kind.HEADER ? "@header." + header : "@" + kind.name().toLowerCase(java.util.Locale.ROOT);

@@ -1,36 +1,185 @@
 package io.deltasink.convert;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
 import java.time.DateTimeException;
+import java.time.Instant;
 import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 
 /**
- * Parses ISO-8601 timestamp text to microseconds since the epoch (UTC), exactly.
+ * Timestamp and date values: microseconds since the epoch (UTC) and days since the epoch, from
+ * ISO-8601 text, numbers in an {@link EpochUnit}, {@code java.util.Date} (Connect's Timestamp and
+ * Date) and java.time values. Every result lies in the range Delta readers can hold, years 0001 to
+ * 9999 after normalisation to UTC; anything else is a {@link BadValueException}.
  *
- * <p>Accepted: {@code yyyy-MM-dd}, optionally followed by {@code T} (or a space) and
+ * <p>ISO text: {@code yyyy-MM-dd}, optionally followed by {@code T} (or a space) and
  * {@code HH:mm[:ss[.fraction]]} with 1 to 9 fraction digits (a comma also separates the
  * fraction), optionally followed by {@code Z} or an offset {@code ±HH}, {@code ±HHmm} or
  * {@code ±HH:mm}. Without an offset the time is UTC; a date alone is midnight UTC. Fractions
- * finer than a microsecond are truncated. Text of only digits (with an optional minus sign) is
- * epoch milliseconds.
+ * finer than a microsecond are truncated.
+ *
+ * <p>Numbers (and numeric text) in a timestamp column need a unit; fractions are exact down to
+ * the microsecond and truncated (towards the earlier instant) below it. In a date column an
+ * integer is days since 1970-01-01.
  */
 final class Timestamps {
     static final long MICROS_PER_SECOND = 1_000_000L;
     static final long MICROS_PER_DAY = 86_400L * MICROS_PER_SECOND;
     static final String EXAMPLE = "2026-06-22T09:15:30.123456+02:00";
+    /** The first and last day a Delta reader can hold (years 0001 to 9999), as days since the epoch. */
+    static final long MIN_DAY = LocalDate.of(1, 1, 1).toEpochDay();
+    static final long MAX_DAY = LocalDate.of(9999, 12, 31).toEpochDay();
+    /** The first and last microsecond a Delta reader can hold: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59.999999Z. */
+    static final long MIN_MICROS = MIN_DAY * MICROS_PER_DAY;
+    static final long MAX_MICROS = (MAX_DAY + 1) * MICROS_PER_DAY - 1;
+    private static final String MICROS_RANGE = "0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z";
+    private static final String DAY_RANGE = "0001-01-01 to 9999-12-31";
+    private static final BigDecimal MIN_MICROS_DECIMAL = BigDecimal.valueOf(MIN_MICROS);
+    /** One past the last microsecond: a fraction below it still floors to MAX_MICROS. */
+    private static final BigDecimal MAX_MICROS_DECIMAL = BigDecimal.valueOf(MAX_MICROS + 1);
+    private static final long SECONDS_PER_DAY = 86_400L;
+    private static final long MILLIS_PER_DAY = SECONDS_PER_DAY * 1000L;
 
     private Timestamps() {
     }
 
+    /**
+     * A timestamp column's value in microseconds.
+     *
+     * @param unit   the unit of numbers; {@link EpochUnit#NONE} makes a number a bad value
+     * @param noUnit the problem reported for a number without a unit (names the settings)
+     */
+    static long epochMicros(Object v, EpochUnit unit, String noUnit) throws BadValueException {
+        if (v instanceof String s) {
+            String t = s.trim();
+            boolean iso = t.length() >= 10 && t.charAt(4) == '-';
+            if (!iso && Coercions.isNumber(t)) {
+                requireUnit(unit, noUnit);
+                return isInteger(t) && t.length() <= 18 ? scaled(Long.parseLong(t), unit) : scaled(new BigDecimal(t), unit);
+            }
+            return inRange(parseMicros(t));
+        }
+        if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
+            requireUnit(unit, noUnit);
+            return scaled(((Number) v).longValue(), unit);
+        }
+        if (v instanceof BigInteger bi) {
+            requireUnit(unit, noUnit);
+            return scaled(new BigDecimal(bi), unit);
+        }
+        if (v instanceof BigDecimal bd) {
+            requireUnit(unit, noUnit);
+            return scaled(bd, unit);
+        }
+        if (v instanceof Double || v instanceof Float) {
+            requireUnit(unit, noUnit);
+            double d = ((Number) v).doubleValue();
+            if (!Double.isFinite(d)) {
+                throw new BadValueException("cannot convert " + d + " to timestamp");
+            }
+            return scaled(v instanceof Float f ? new BigDecimal(f.toString()) : BigDecimal.valueOf(d), unit);
+        }
+        if (v instanceof java.util.Date d) {
+            long millis = d.getTime();
+            return micros(Math.floorDiv(millis, 1000L), (int) Math.floorMod(millis, 1000L) * 1_000_000);
+        }
+        Instant instant = instant(v);
+        if (instant == null) {
+            throw Coercions.cannot(v, "timestamp");
+        }
+        return micros(instant.getEpochSecond(), instant.getNano());
+    }
+
+    /** A date column's value in days since the epoch; an integer is a number of days. */
+    static int epochDays(Object v) throws BadValueException {
+        if (v instanceof String s) {
+            String t = s.trim();
+            if (isInteger(t)) {
+                return dayInRange(Coercions.integral(t, Long.MIN_VALUE, Long.MAX_VALUE, "date"));
+            }
+            return dayInRange(Math.floorDiv(parseMicros(t), MICROS_PER_DAY));
+        }
+        if (v instanceof Number) {
+            return dayInRange(Coercions.integral(v, Long.MIN_VALUE, Long.MAX_VALUE, "date"));
+        }
+        if (v instanceof java.util.Date d) {
+            return dayInRange(Math.floorDiv(d.getTime(), MILLIS_PER_DAY));
+        }
+        if (v instanceof LocalDate d) {
+            return dayInRange(d.toEpochDay());
+        }
+        Instant instant = instant(v);
+        if (instant == null) {
+            throw Coercions.cannot(v, "date");
+        }
+        return dayInRange(Math.floorDiv(instant.getEpochSecond(), SECONDS_PER_DAY));
+    }
+
+    private static void requireUnit(EpochUnit unit, String noUnit) throws BadValueException {
+        if (unit == EpochUnit.NONE) {
+            throw new BadValueException(noUnit);
+        }
+    }
+
+    private static long scaled(long n, EpochUnit unit) throws BadValueException {
+        long micros;
+        try {
+            micros = switch (unit) {
+                case SECONDS -> Math.multiplyExact(n, MICROS_PER_SECOND);
+                case MILLIS -> Math.multiplyExact(n, 1000L);
+                case NANOS -> Math.floorDiv(n, 1000L);
+                default -> n;
+            };
+        } catch (ArithmeticException e) {
+            throw outside(n + " " + unit, "");
+        }
+        if (micros < MIN_MICROS || micros > MAX_MICROS) {
+            throw outside(n + " " + unit, " (" + instantText(micros) + ")");
+        }
+        return micros;
+    }
+
+    private static long scaled(BigDecimal n, EpochUnit unit) throws BadValueException {
+        BigDecimal micros = Coercions.bounded(n, "timestamp").movePointRight(unit.microsShift);
+        if (micros.compareTo(MIN_MICROS_DECIMAL) < 0 || micros.compareTo(MAX_MICROS_DECIMAL) >= 0) {
+            throw outside(n.toPlainString() + " " + unit, "");
+        }
+        return micros.setScale(0, RoundingMode.FLOOR).longValueExact();
+    }
+
+    private static BadValueException outside(String amount, String instant) {
+        return new BadValueException("timestamp " + amount + " since 1970-01-01T00:00:00Z" + instant
+                + " is outside the range Delta readers can hold (" + MICROS_RANGE + ")");
+    }
+
+    private static Instant instant(Object v) {
+        if (v instanceof Instant i) {
+            return i;
+        }
+        if (v instanceof OffsetDateTime o) {
+            return o.toInstant();
+        }
+        if (v instanceof ZonedDateTime z) {
+            return z.toInstant();
+        }
+        if (v instanceof LocalDateTime l) {
+            return l.toInstant(ZoneOffset.UTC);
+        }
+        if (v instanceof LocalDate d) {
+            return d.atStartOfDay().toInstant(ZoneOffset.UTC);
+        }
+        return null;
+    }
+
+    /** ISO-8601 text (see the class comment) as microseconds since the epoch, not yet checked against the range. */
     static long parseMicros(String text) throws BadValueException {
         String s = text.trim();
         int n = s.length();
-        if (isInteger(s)) {
-            try {
-                return Math.multiplyExact(Long.parseLong(s), 1000L);
-            } catch (ArithmeticException | NumberFormatException e) {
-                throw new BadValueException("epoch milliseconds out of range");
-            }
-        }
         if (n < 10 || s.charAt(4) != '-' || s.charAt(7) != '-') {
             throw notIso();
         }
@@ -109,9 +258,56 @@ final class Timestamps {
         return seconds * MICROS_PER_SECOND + nanos / 1000L;
     }
 
-    /** True for text of only digits, with an optional leading minus sign. */
+    /** {@code micros} when a Delta reader can hold it; otherwise the record is bad. */
+    static long inRange(long micros) throws BadValueException {
+        if (micros < MIN_MICROS || micros > MAX_MICROS) {
+            throw new BadValueException("timestamp " + instantText(micros)
+                    + " is outside the range Delta readers can hold (" + MICROS_RANGE + ")");
+        }
+        return micros;
+    }
+
+    /** {@code epochDay} as an int when a Delta reader can hold the date; otherwise the record is bad. */
+    static int dayInRange(long epochDay) throws BadValueException {
+        if (epochDay < MIN_DAY || epochDay > MAX_DAY) {
+            throw new BadValueException("date " + dayText(epochDay) + " is outside the range Delta readers can hold ("
+                    + DAY_RANGE + ")");
+        }
+        return (int) epochDay;
+    }
+
+    /** An instant given in epoch seconds and nanoseconds as microseconds, checked against the range. */
+    static long micros(long epochSecond, int nanos) throws BadValueException {
+        if (epochSecond < MIN_MICROS / MICROS_PER_SECOND - 1 || epochSecond > MAX_MICROS / MICROS_PER_SECOND + 1) {
+            throw new BadValueException("timestamp " + instantText(epochSecond, nanos)
+                    + " is outside the range Delta readers can hold (" + MICROS_RANGE + ")");
+        }
+        return inRange(epochSecond * MICROS_PER_SECOND + nanos / 1000);
+    }
+
+    private static String instantText(long micros) {
+        return instantText(Math.floorDiv(micros, MICROS_PER_SECOND), (int) Math.floorMod(micros, MICROS_PER_SECOND) * 1000);
+    }
+
+    private static String instantText(long epochSecond, int nanos) {
+        try {
+            return java.time.Instant.ofEpochSecond(epochSecond, nanos).toString();
+        } catch (DateTimeException e) {
+            return epochSecond + " s since 1970-01-01T00:00:00Z";
+        }
+    }
+
+    private static String dayText(long epochDay) {
+        try {
+            return LocalDate.ofEpochDay(epochDay).toString();
+        } catch (DateTimeException e) {
+            return epochDay + " days since 1970-01-01";
+        }
+    }
+
+    /** True for text of only digits, with an optional leading sign. */
     static boolean isInteger(String s) {
-        int start = s.startsWith("-") ? 1 : 0;
+        int start = s.startsWith("-") || s.startsWith("+") ? 1 : 0;
         if (s.length() == start) {
             return false;
         }

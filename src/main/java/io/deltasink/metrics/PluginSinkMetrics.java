@@ -25,6 +25,7 @@ public final class PluginSinkMetrics implements SinkMetrics {
     private final Sensor dropped;
     private final Sensor badRecords;
     private final Sensor tombstones;
+    private final Sensor belowPosition;
 
     PluginSinkMetrics(PluginMetrics metrics) {
         commits = sensor(metrics, "delta-commits", "delta-commit-total", "Delta commits made by this task",
@@ -46,6 +47,9 @@ public final class PluginSinkMetrics implements SinkMetrics {
                 "Records that could not be converted", new CumulativeCount());
         tombstones = sensor(metrics, "delta-tombstones", "delta-tombstone-total",
                 "Records with a null value that were skipped", new CumulativeCount());
+        belowPosition = sensor(metrics, "delta-below-position", "delta-records-below-position-total",
+                "Records skipped as already in the table after the partition's log restarted below the table's "
+                        + "position (topic created again, log truncated)", new CumulativeCount());
     }
 
     private static Sensor sensor(PluginMetrics metrics, String sensorName, String metricName, String description,
@@ -92,5 +96,10 @@ public final class PluginSinkMetrics implements SinkMetrics {
     @Override
     public void tombstone() {
         tombstones.record();
+    }
+
+    @Override
+    public void skippedBelowPosition() {
+        belowPosition.record();
     }
 }

@@ -21,6 +21,12 @@ public interface SinkMetrics {
     /** A record with a null value was skipped. */
     void tombstone();
 
+    /**
+     * A record was skipped as already in the table although the partition's log had restarted below
+     * the table position (topic created again, log truncated).
+     */
+    void skippedBelowPosition();
+
     SinkMetrics NOOP = new SinkMetrics() {
         @Override
         public void committed(int files, long rows, long millis, int attempts) {
@@ -40,6 +46,10 @@ public interface SinkMetrics {
 
         @Override
         public void tombstone() {
+        }
+
+        @Override
+        public void skippedBelowPosition() {
         }
     };
 }

@@ -21,7 +21,8 @@ import software.amazon.awssdk.awscore.exception.AwsServiceException;
  * where the messages about it are written. Permanent problems (access denied, no such bucket,
  * an endpoint host that does not resolve, a store without conditional writes) name the setting
  * to fix; everything else (connection refused or reset, timeouts, HTTP 5xx, throttling) is
- * transient. Messages name the table and settings, never a key's value.
+ * transient. Messages name the table and settings, never a key's value; only a table on S3 is
+ * talked about as on S3, any other by its path, as on a local or network file system.
  */
 public final class StorageErrors {
     /** What went wrong, and which setting a user fixes for it (null: nothing to fix, retry). */
@@ -72,6 +73,11 @@ public final class StorageErrors {
     public static StorageErrors of(DeltaSinkConfig config) {
         return new StorageErrors(StorageSettings.normalize(config.tableLocation()), config.s3Endpoint(),
                 config.s3Region(), !config.s3AccessKey().isEmpty());
+    }
+
+    /** The normalized table location the messages name. */
+    public String tableUri() {
+        return tableUri;
     }
 
     /** What the failure is; {@link Problem#TRANSIENT} when nothing in its cause chain is recognised. */
@@ -138,15 +144,34 @@ public final class StorageErrors {
             case ACCESS_DENIED -> !keysGiven || "InvalidAccessKeyId".equals(errorCode(failure))
                     ? DeltaSinkConfig.S3_ACCESS_KEY : DeltaSinkConfig.S3_SECRET_KEY;
             case NO_SUCH_BUCKET -> DeltaSinkConfig.TABLE_LOCATION;
-            case UNKNOWN_HOST, UNREACHABLE -> DeltaSinkConfig.S3_ENDPOINT;
+            case UNKNOWN_HOST, UNREACHABLE -> onS3(tableUri) ? DeltaSinkConfig.S3_ENDPOINT : DeltaSinkConfig.TABLE_LOCATION;
             case NO_CONDITIONAL_WRITES -> DeltaSinkConfig.S3_CONDITIONAL_WRITES;
             case TRANSIENT -> null;
         };
     }
 
-    /** What happened to the table and which setting to fix (for a permanent problem) or why it retries. */
+    /**
+     * What happened to the table and which setting to fix (for a permanent problem) or why it retries.
+     * A table on S3 is talked about as on S3 ({@code s3.endpoint}); any other, as on a local or
+     * network file system, named by its path.
+     */
     public String message(Throwable failure) {
         Problem problem = classify(failure);
+        if (!onS3(tableUri)) {
+            switch (problem) {
+                case UNREACHABLE:
+                    return "Lost contact with the file system of table " + location() + " (" + rootCause(failure)
+                            + "): the local or network file system (a mount) holding " + DeltaSinkConfig.TABLE_LOCATION
+                            + " did not answer in time; check that it is mounted and reachable";
+                case UNKNOWN_HOST:
+                    return "Cannot resolve the host " + hostOf(failure) + " of the file system of table " + location()
+                            + ": check " + DeltaSinkConfig.TABLE_LOCATION + " and the mount of its file system";
+                case TRANSIENT:
+                    return "File system failure on table " + location() + " (" + rootCause(failure) + ")";
+                default:
+                    break;
+            }
+        }
         return switch (problem) {
             case ACCESS_DENIED -> onS3(tableUri) ? accessDenied(errorCode(failure))
                     : "Permission denied writing table " + tableUri + " (" + rootCause(failure) + "): give the "
@@ -184,6 +209,16 @@ public final class StorageErrors {
                 + " and that the key may read and write the bucket";
         return "S3 refused access to table " + tableUri + " (HTTP 403" + suffix + "): " + fix + "; fix "
                 + DeltaSinkConfig.S3_ACCESS_KEY + " / " + DeltaSinkConfig.S3_SECRET_KEY;
+    }
+
+    /** A local table by its path, any other by its URI. */
+    private String location() {
+        try {
+            URI uri = URI.create(tableUri);
+            return "file".equalsIgnoreCase(uri.getScheme()) && uri.getPath() != null ? uri.getPath() : tableUri;
+        } catch (IllegalArgumentException e) {
+            return tableUri;
+        }
     }
 
     private String where() {

@@ -6,28 +6,42 @@ import io.delta.kernel.TableManager;
 import io.delta.kernel.Transaction;
 import io.delta.kernel.TransactionCommitResult;
 import io.delta.kernel.commit.CommitFailedException;
+import io.delta.kernel.data.ColumnVector;
+import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.CheckpointAlreadyExistsException;
 import io.delta.kernel.exceptions.MaxCommitRetryLimitReachedException;
 import io.delta.kernel.exceptions.TableAlreadyExistsException;
 import io.delta.kernel.exceptions.TableNotFoundException;
+import io.delta.kernel.exceptions.UnsupportedProtocolVersionException;
+import io.delta.kernel.exceptions.UnsupportedTableFeatureException;
 import io.delta.kernel.hook.PostCommitHook;
 import io.delta.kernel.transaction.DataLayoutSpec;
 import io.delta.kernel.transaction.UpdateTableTransactionBuilder;
+import io.delta.kernel.types.StringType;
+import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterable;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.FileStatus;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.deltasink.model.DataFile;
+import io.deltasink.model.PartitionSpec;
 import io.deltasink.model.RowSchema;
 
 /**
@@ -39,8 +53,13 @@ import io.deltasink.model.RowSchema;
 public final class DeltaTable {
     private static final Logger log = LoggerFactory.getLogger(DeltaTable.class);
 
+    /** The part of a commit file that identifies the commit: commitInfo.txnId. */
+    private static final StructType COMMIT_ID_SCHEMA = new StructType()
+            .add("commitInfo", new StructType().add("txnId", StringType.STRING));
+
     private final Engine engine;
     private final String tablePath;
+    private final IdentifiedCommitter committer = new IdentifiedCommitter();
     private final Clock clock;
     private final int logCompactionInterval;
 
@@ -58,6 +77,7 @@ public final class DeltaTable {
      *                              (0: never)
      */
     public DeltaTable(Engine engine, String tablePath, Clock clock, int logCompactionInterval) {
+        checkDigits(Locale.getDefault(Locale.Category.FORMAT));
         this.engine = Objects.requireNonNull(engine, "engine");
         this.tablePath = Objects.requireNonNull(tablePath, "tablePath");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -71,14 +91,75 @@ public final class DeltaTable {
         return tablePath;
     }
 
-    /** The latest snapshot, or empty when there is no table at the path yet. */
-    public Optional<TableSnapshot> latest() {
-        try {
-            Snapshot snapshot = TableManager.loadSnapshot(tablePath).build(engine);
-            return Optional.of(new TableSnapshot(snapshot, engine));
-        } catch (TableNotFoundException e) {
-            return Optional.empty();
+    /**
+     * Delta Kernel 4.4 names log files with the JVM's default format locale ({@code %020d}): under a
+     * locale whose digits are not ASCII (Arabic, Persian, ...) it would write commit files no
+     * reader finds. Refuses to work in such a JVM, saying how to start it.
+     */
+    static void checkDigits(Locale locale) {
+        String digits = String.format(locale, "%d", 1234567890L);
+        if (!digits.equals("1234567890")) {
+            throw new IllegalStateException("The JVM's default locale " + locale.toLanguageTag() + " writes numbers as '"
+                    + digits + "': Delta Kernel would name the table's log files with those digits, which no Delta "
+                    + "reader finds. Start the Connect worker with an ASCII-digit format locale, e.g. "
+                    + "KAFKA_OPTS=\"-Duser.language=en -Duser.country=US\" (or -Duser.language.format=en)");
         }
+    }
+
+    /**
+     * The latest snapshot, or empty when there is no table at the path yet.
+     *
+     * @throws UnusableTableException when the table cannot be read as it is (see {@link TableErrors})
+     * @throws RetriableException     when the log lists no commit although the table's first commit or
+     *                                checkpoint pointer is there: a store answering inconsistently must
+     *                                never look like "no table" (the connector would create one)
+     */
+    public Optional<TableSnapshot> latest() {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                Snapshot snapshot = TableManager.loadSnapshot(tablePath).withCommitter(committer).build(engine);
+                return Optional.of(new TableSnapshot(snapshot, engine, tablePath));
+            } catch (TableNotFoundException e) {
+                if (!tableFilesExist(e)) {
+                    return Optional.empty();
+                }
+                if (attempt > 1) {
+                    // listed twice without a commit although the first commit is there: not a creation race
+                    RetriableException inconsistent = new RetriableException("The log of Delta table " + tablePath
+                            + " lists no commit, yet its first commit or _last_checkpoint exists: the store answered "
+                            + "inconsistently; retrying rather than creating a table over it");
+                    inconsistent.addSuppressed(e);
+                    throw inconsistent;
+                }
+                // another writer created the table between the listing and the look-up: load it again
+            } catch (RuntimeException e) {
+                throw TableErrors.onRead(e, tablePath, engine, -1);
+            }
+        }
+    }
+
+    /**
+     * Kernel found no commit in the log: whether, looked up without a listing, the first commit file
+     * or {@code _last_checkpoint} exists nevertheless (created meanwhile, or the listing was wrong);
+     * a failed look-up is retriable.
+     */
+    private boolean tableFilesExist(TableNotFoundException kernel) {
+        String log = tablePath.replaceAll("/+$", "") + "/_delta_log/";
+        for (String name : List.of(String.format(Locale.ROOT, "%020d.json", 0), "_last_checkpoint")) {
+            try {
+                engine.getFileSystemClient().getFileStatus(log + name);
+                return true;
+            } catch (FileNotFoundException | NoSuchFileException absent) {
+                // look for the other one
+            } catch (IOException | RuntimeException e) {
+                RetriableException unknown = new RetriableException("Cannot tell whether Delta table " + tablePath
+                        + " exists: its log lists no commit and looking up _delta_log/" + name + " failed (" + e
+                        + "); retrying", e);
+                unknown.addSuppressed(kernel);
+                throw unknown;
+            }
+        }
+        return false;
     }
 
     /**
@@ -87,6 +168,7 @@ public final class DeltaTable {
      * same moment, the loser reads the winner's table and checks it.
      *
      * @throws TableMismatchException when the existing table differs, naming each difference
+     * @throws IllegalArgumentException when the partition columns break a rule of {@link PartitionSpec}
      */
     public TableSnapshot createOrCheck(RowSchema schema, List<String> partitionColumns,
                                        Map<String, String> tableProperties, String engineInfo) {
@@ -94,11 +176,7 @@ public final class DeltaTable {
         Objects.requireNonNull(partitionColumns, "partitionColumns");
         Objects.requireNonNull(tableProperties, "tableProperties");
         Objects.requireNonNull(engineInfo, "engineInfo");
-        for (String column : partitionColumns) {
-            if (schema.indexOf(column) < 0) {
-                throw new IllegalArgumentException("partition column '" + column + "' is not a column of the mapping");
-            }
-        }
+        PartitionSpec.of(schema, partitionColumns); // the partition-column rules, before anything is written
         tableProperties.forEach((key, value) -> {
             if (key.equalsIgnoreCase(SchemaCheck.COLUMN_MAPPING_MODE) && !value.equalsIgnoreCase("none")) {
                 throw new IllegalArgumentException("table property " + key + "=" + value
@@ -107,7 +185,7 @@ public final class DeltaTable {
         });
         Optional<TableSnapshot> existing = latest();
         if (existing.isPresent()) {
-            return check(existing.get(), schema, partitionColumns, tableProperties);
+            return check(existing.get(), schema, partitionColumns, tableProperties, engineInfo);
         }
         try {
             Transaction txn = TableManager.buildCreateTableTransaction(tablePath, KernelTypes.schemaOf(schema), engineInfo)
@@ -131,7 +209,18 @@ public final class DeltaTable {
         }
         TableSnapshot created = latest().orElseThrow(() ->
                 new IllegalStateException("Delta table " + tablePath + " not found right after it was created"));
-        return check(created, schema, partitionColumns, tableProperties);
+        return check(created, schema, partitionColumns, tableProperties, engineInfo);
+    }
+
+    /**
+     * Checks the existing table against the mapping as {@link #createOrCheck} does, without
+     * creating one: empty when there is no table.
+     *
+     * @throws TableMismatchException when the existing table differs, naming each difference
+     */
+    public Optional<TableSnapshot> checkExisting(RowSchema schema, List<String> partitionColumns,
+                                                 Map<String, String> tableProperties, String engineInfo) {
+        return latest().map(s -> check(s, schema, partitionColumns, tableProperties, engineInfo));
     }
 
     /**
@@ -140,13 +229,17 @@ public final class DeltaTable {
      * operation STREAMING UPDATE. Then runs Kernel's post-commit hooks (checkpoint, checksum,
      * log compaction); a failing hook is logged and does not undo the commit.
      *
-     * <p>When any other error escapes (for example an I/O error while writing the commit file),
-     * whether the commit landed is unknown: reload the table and look at the txn versions.
+     * <p>Every commit is identified by the {@code txnId} Kernel writes into its commitInfo. When
+     * storage reports a failure after the commit file was handed to it (an "already exists" for a
+     * retried write whose first attempt landed, an error after the bytes were stored), the commit
+     * at that version is read back: if it is this commit, it stands and its version is returned.
      *
      * @param txnVersions appId -> version (the next Kafka offset to read)
      * @return the committed version, {@code base.version() + 1}
-     * @throws CommitConflictException when that version was already taken by another writer
-     * @throws IllegalArgumentException when there are neither files nor txn versions
+     * @throws CommitConflictException        when that version holds another writer's commit: nothing
+     *                                        of this commit is in the table
+     * @throws CommitOutcomeUnknownException  when it cannot be told whether this commit landed
+     * @throws IllegalArgumentException       when there are neither files nor txn versions
      */
     public long commitAppend(TableSnapshot base, List<DataFile> files, Map<String, Long> txnVersions,
                              String engineInfo) {
@@ -175,7 +268,7 @@ public final class DeltaTable {
         return commit(base, List.of(), txnVersions, engineInfo, Operation.MANUAL_UPDATE);
     }
 
-    private long commit(TableSnapshot base, List<DataFile> files, Map<String, Long> txnVersions, String engineInfo,
+    private synchronized long commit(TableSnapshot base, List<DataFile> files, Map<String, Long> txnVersions, String engineInfo,
                         Operation operation) {
         Objects.requireNonNull(base, "base");
         Objects.requireNonNull(engineInfo, "engineInfo");
@@ -195,7 +288,12 @@ public final class DeltaTable {
         if (logCompactionInterval > 0) {
             builder = builder.withLogCompactionInterval(logCompactionInterval);
         }
-        Transaction txn = builder.build(engine);
+        Transaction txn;
+        try {
+            txn = builder.build(engine);
+        } catch (UnsupportedTableFeatureException | UnsupportedProtocolVersionException e) {
+            throw TableErrors.unsupported(tablePath, base.version(), e, "write");
+        }
 
         List<Row> actions = new ArrayList<>(files.size() + txnVersions.size());
         long now = clock.millis();
@@ -204,13 +302,11 @@ public final class DeltaTable {
         actions.addAll(AppendActions.of(engine, txn, snapshot.getPath(), files));
 
         TransactionCommitResult result;
+        committer.reset();
         try {
             result = txn.commit(engine, CloseableIterable.inMemoryIterable(new ListCloseableIterator<>(actions)));
-        } catch (MaxCommitRetryLimitReachedException e) {
-            if (isConflict(e)) {
-                throw new CommitConflictException(tablePath, base.version() + 1, e);
-            }
-            throw e;
+        } catch (RuntimeException e) {
+            return landedAnyway(snapshot.getPath(), e);
         }
         long version = result.getVersion();
         log.debug("Committed version {} of Delta table {}: {} files, {} rows, txn {} in {} ms",
@@ -219,14 +315,92 @@ public final class DeltaTable {
         return version;
     }
 
+    /**
+     * After a failed commit: the version of this commit if it is in the log nevertheless (its
+     * commitInfo.txnId is the one this attempt wrote); otherwise throws what the failure means.
+     */
+    private long landedAnyway(String tableRoot, RuntimeException failure) {
+        IdentifiedCommitter.Attempt attempt = committer.last();
+        boolean conflict = failure instanceof MaxCommitRetryLimitReachedException m && isConflict(m);
+        if (attempt == null) {
+            // nothing reached storage: the failure came before the commit file was written
+            throw failure;
+        }
+        String found;
+        try {
+            found = commitIdAt(tableRoot, attempt.version());
+        } catch (IOException | RuntimeException readFailure) {
+            failure.addSuppressed(readFailure);
+            throw new CommitOutcomeUnknownException(tablePath, attempt.version(), failure);
+        }
+        if (found == null) {
+            // not there now; on an object store a write whose answer was lost may still land
+            throw new CommitOutcomeUnknownException(tablePath, attempt.version(), failure);
+        }
+        if (attempt.commitId() != null && attempt.commitId().equals(found)) {
+            log.warn("Version {} of {} is this writer's commit although storage reported a failure ({}); it stands",
+                    attempt.version(), tablePath, rootMessage(failure));
+            return attempt.version();
+        }
+        if (!conflict) {
+            log.info("Version {} of {} holds another writer's commit (this one failed: {})", attempt.version(),
+                    tablePath, rootMessage(failure));
+        }
+        throw new CommitConflictException(tablePath, attempt.version(), failure);
+    }
+
+    /**
+     * The commitInfo.txnId of the commit file of {@code version}: null when there is no such file,
+     * empty when the commit carries no id.
+     */
+    private String commitIdAt(String tableRoot, long version) throws IOException {
+        String file = tableRoot + "/_delta_log/" + String.format(Locale.ROOT, "%020d.json", version);
+        FileStatus status;
+        try {
+            status = engine.getFileSystemClient().getFileStatus(file);
+        } catch (FileNotFoundException | NoSuchFileException e) {
+            return null;
+        }
+        try (CloseableIterator<ColumnarBatch> batches = engine.getJsonHandler().readJsonFiles(
+                new ListCloseableIterator<>(List.of(status)), COMMIT_ID_SCHEMA, Optional.empty())) {
+            while (batches.hasNext()) {
+                ColumnVector info = batches.next().getColumnVector(0);
+                ColumnVector id = info.getChild(0);
+                for (int row = 0; row < info.getSize(); row++) {
+                    if (!info.isNullAt(row) && !id.isNullAt(row)) {
+                        return id.getString(row);
+                    }
+                }
+            }
+        }
+        return "";
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
+    }
+
+    /**
+     * The existing table must match the mapping and use nothing Kernel cannot write (building an
+     * update transaction checks the protocol and table features, without any I/O).
+     */
     private TableSnapshot check(TableSnapshot snapshot, RowSchema schema, List<String> partitionColumns,
-                                Map<String, String> tableProperties) {
+                                Map<String, String> tableProperties, String engineInfo) {
         Snapshot kernel = snapshot.kernelSnapshot();
+        try {
+            kernel.buildUpdateTableTransaction(engineInfo, Operation.STREAMING_UPDATE);
+        } catch (UnsupportedTableFeatureException | UnsupportedProtocolVersionException e) {
+            throw TableErrors.unsupported(tablePath, snapshot.version(), e, "write");
+        }
         Map<String, String> actual = kernel.getTableProperties();
         List<String> diffs = SchemaCheck.differences(kernel.getSchema(), kernel.getPartitionColumnNames(),
                 actual, schema, partitionColumns);
         if (!diffs.isEmpty()) {
-            throw new TableMismatchException(tablePath, diffs);
+            throw new TableMismatchException(tablePath, snapshot.version(), diffs);
         }
         tableProperties.forEach((key, wanted) -> {
             if (!wanted.equals(actual.get(key))) {

@@ -1,8 +1,22 @@
 package io.deltasink.table;
 
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.commit.CommitMetadata;
+import io.delta.kernel.commit.Committer;
+import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.Row;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.internal.SnapshotImpl;
 import io.delta.kernel.internal.actions.SetTransaction;
 import io.delta.kernel.internal.actions.SingleAction;
+import io.delta.kernel.internal.commit.DefaultFileSystemManagedTableOnlyCommitter;
+import io.delta.kernel.internal.replay.ActionWrapper;
+import io.delta.kernel.internal.replay.ActionsIterator;
+import io.delta.kernel.internal.replay.LogReplay;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -10,10 +24,18 @@ import java.util.Optional;
  * The one place that uses Kernel's internal classes ({@code io.delta.kernel.internal.*}), so a
  * Kernel upgrade that moves them breaks here and nowhere else.
  *
- * <p>Why internals are needed: a commit must carry one {@code txn} action per Kafka partition it
- * wrote, but Kernel's public {@code withTransactionId} keeps only one per transaction (a second
- * call replaces the first). Kernel writes whatever action rows are handed to
- * {@code Transaction.commit}, so extra {@code txn} rows built here travel with the add actions.
+ * <p>Why internals are needed:
+ * <ul>
+ * <li>a commit must carry one {@code txn} action per Kafka partition it wrote, but Kernel's public
+ * {@code withTransactionId} keeps only one per transaction (a second call replaces the first).
+ * Kernel writes whatever action rows are handed to {@code Transaction.commit}, so extra {@code txn}
+ * rows built here travel with the add actions;</li>
+ * <li>a commit is recognised as one's own by the {@code txnId} Kernel writes into its
+ * {@code commitInfo}; the public {@link CommitMetadata} hands out that commitInfo as an internal
+ * type;</li>
+ * <li>the public API answers "which version does this appId hold", never "which appIds are
+ * there"; the connector needs the whole set to see who else writes the table.</li>
+ * </ul>
  */
 final class KernelInternals {
 
@@ -35,5 +57,40 @@ final class KernelInternals {
         }
         SetTransaction txn = new SetTransaction(appId, version, Optional.of(lastUpdated));
         return SingleAction.createTxnSingleAction(txn.toRow());
+    }
+
+    /** Kernel's committer for tables whose log is a directory of files (every table this connector writes). */
+    static Committer fileSystemCommitter() {
+        return DefaultFileSystemManagedTableOnlyCommitter.INSTANCE;
+    }
+
+    /** The {@code txnId} Kernel writes into the commitInfo of the commit being made, or null if it has none. */
+    static String commitId(CommitMetadata commit) {
+        return commit.getCommitInfo().getTxnId().orElse(null);
+    }
+
+    /**
+     * Every appId with a {@code txn} action up to the snapshot's version and its latest version,
+     * read the way Kernel replays the log (newest commit first, then the checkpoint).
+     */
+    static Map<String, Long> txnVersions(Engine engine, Snapshot snapshot) {
+        Map<String, Long> versions = new LinkedHashMap<>();
+        try (ActionsIterator actions = new ActionsIterator(engine,
+                ((SnapshotImpl) snapshot).getLogSegment().allLogFilesReversed(),
+                LogReplay.SET_TRANSACTION_READ_SCHEMA, Optional.empty())) {
+            while (actions.hasNext()) {
+                ActionWrapper batch = actions.next();
+                ColumnVector txn = batch.getColumnarBatch().getColumnVector(0);
+                for (int row = 0; row < txn.getSize(); row++) {
+                    if (!txn.isNullAt(row)) {
+                        SetTransaction t = SetTransaction.fromColumnVector(txn, row);
+                        versions.putIfAbsent(t.getAppId(), t.getVersion());
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return versions;
     }
 }

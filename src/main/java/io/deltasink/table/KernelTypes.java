@@ -33,6 +33,7 @@ import java.util.Locale;
 import java.util.Optional;
 
 import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
 import io.deltasink.model.RowSchema;
 
 /**
@@ -47,6 +48,14 @@ final class KernelTypes {
 
     /** Longest string bound kept in the log, in code points (Delta's default prefix length). */
     static final int STRING_STATS_PREFIX = 32;
+
+    /** The protocol's range of dates and timestamps: years 0001 to 9999. */
+    private static final int FIRST_DAY = (int) LocalDate.of(1, 1, 1).toEpochDay();
+    private static final int LAST_DAY = (int) LocalDate.of(9999, 12, 31).toEpochDay();
+    private static final long FIRST_MICROS = FIRST_DAY * 86_400_000_000L;
+    /** 9999-12-31T23:59:59.999Z, the last timestamp the log's millisecond form can hold. */
+    private static final long LAST_MILLIS_MICROS = (LAST_DAY + 1L) * 86_400_000_000L - 1000L;
+    private static final long NEGATIVE_ZERO_BITS = Double.doubleToRawLongBits(-0.0);
 
     /** {@code yyyy-MM-dd HH:mm:ss[.f{1,6}]}, the Delta/Hive partition form, read as UTC. */
     private static final DateTimeFormatter SPACE_TIMESTAMP = new DateTimeFormatterBuilder()
@@ -71,6 +80,22 @@ final class KernelTypes {
             case DECIMAL -> new DecimalType(column.precision(), column.scale());
             default -> BasePrimitiveType.createPrimitive(column.type().deltaName());
         };
+    }
+
+    /** The column of the project's model for a table field, or null for a type the connector cannot write. */
+    static Column columnOf(StructField field) {
+        if (field.getDataType() instanceof DecimalType d) {
+            return new Column(field.getName(), ColumnType.DECIMAL, d.getPrecision(), d.getScale(), field.isNullable());
+        }
+        for (ColumnType type : ColumnType.values()) {
+            if (type != ColumnType.DECIMAL) {
+                Column column = Column.of(field.getName(), type, field.isNullable());
+                if (sameType(field, column)) {
+                    return column;
+                }
+            }
+        }
+        return null;
     }
 
     /** The type as a Delta schema string names it, e.g. {@code integer} or {@code decimal(10,2)}. */
@@ -131,10 +156,19 @@ final class KernelTypes {
     }
 
     /**
-     * A statistics value as a literal of the column's type, or empty when no safe bound can be
-     * recorded (binary columns, NaN). Timestamps are stored in the log with millisecond precision
-     * by truncation, so a maximum with sub-millisecond digits is rounded up to the next
-     * millisecond here; a decimal bound at a finer scale than the column is rounded outward.
+     * A statistics value as a literal of the column's type, or empty when no bound can be recorded
+     * that every reader reads back as a valid bound:
+     * <ul>
+     *   <li>binary columns: none;
+     *   <li>float and double: none for NaN and the infinities (JSON has no literal for them; Kernel
+     *       writes them as strings, which the protocol does not define), and no minimum of -0.0
+     *       (readers that parse the JSON number as a decimal read it as +0.0, above a -0.0 row);
+     *   <li>timestamps: the log keeps milliseconds, so a minimum is floored and a maximum ceiled to
+     *       a whole millisecond (before 1970 too); none when that leaves years 0001-9999, as for
+     *       dates;
+     *   <li>decimals: rounded outward to the column's scale;
+     *   <li>strings: cut to a prefix, see {@link #stringBound}.
+     * </ul>
      */
     static Optional<Literal> statLiteral(String column, DataType type, Object value, Bound bound) {
         if (value == null || type instanceof BinaryType) {
@@ -153,17 +187,20 @@ final class KernelTypes {
                 return Optional.of(Literal.ofByte(((Number) integral(value)).byteValue()));
             } else if (type instanceof DoubleType) {
                 double d = ((Number) value).doubleValue();
-                return Double.isNaN(d) ? Optional.empty() : Optional.of(Literal.ofDouble(d));
+                return floatingBound(d, bound) ? Optional.of(Literal.ofDouble(d)) : Optional.empty();
             } else if (type instanceof FloatType) {
                 float f = ((Number) value).floatValue();
-                return Float.isNaN(f) ? Optional.empty() : Optional.of(Literal.ofFloat(f));
+                return floatingBound(f, bound) ? Optional.of(Literal.ofFloat(f)) : Optional.empty();
             } else if (type instanceof BooleanType) {
                 return Optional.of(Literal.ofBoolean((Boolean) value));
             } else if (type instanceof DateType) {
-                return Optional.of(Literal.ofDate(Math.toIntExact(((Number) integral(value)).longValue())));
+                int days = Math.toIntExact(((Number) integral(value)).longValue());
+                return days >= FIRST_DAY && days <= LAST_DAY ? Optional.of(Literal.ofDate(days)) : Optional.empty();
             } else if (type instanceof TimestampType) {
                 long micros = ((Number) integral(value)).longValue();
-                return Optional.of(Literal.ofTimestamp(bound == Bound.MAX ? ceilToMillis(micros) : micros));
+                long millis = bound == Bound.MAX ? ceilToMillis(micros) : floorToMillis(micros);
+                return millis >= FIRST_MICROS && millis <= LAST_MILLIS_MICROS
+                        ? Optional.of(Literal.ofTimestamp(millis)) : Optional.empty();
             } else if (type instanceof DecimalType d) {
                 BigDecimal decimal = ((BigDecimal) value).setScale(d.getScale(),
                         bound == Bound.MAX ? RoundingMode.CEILING : RoundingMode.FLOOR);
@@ -202,6 +239,19 @@ final class KernelTypes {
     static long ceilToMillis(long micros) {
         long rest = Math.floorMod(micros, 1000L);
         return rest == 0 ? micros : Math.addExact(micros - rest, 1000L);
+    }
+
+    /** Rounds epoch microseconds down to a whole millisecond, toward the past also before 1970. */
+    static long floorToMillis(long micros) {
+        return micros - Math.floorMod(micros, 1000L);
+    }
+
+    /** Whether a float or double can be a bound: finite, and not -0.0 as a minimum. */
+    private static boolean floatingBound(double value, Bound bound) {
+        if (Double.isNaN(value) || Double.isInfinite(value)) {
+            return false;
+        }
+        return bound == Bound.MAX || Double.doubleToRawLongBits(value) != NEGATIVE_ZERO_BITS;
     }
 
     /** Whether a table field and a mapping column have the same Delta type. */

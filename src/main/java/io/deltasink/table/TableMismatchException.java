@@ -10,8 +10,8 @@ import org.apache.kafka.connect.errors.ConnectException;
 public class TableMismatchException extends ConnectException {
     private final transient List<String> differences;
 
-    public TableMismatchException(String tablePath, List<String> differences) {
-        super("Delta table " + tablePath + " does not match the connector's column mapping ("
+    public TableMismatchException(String tablePath, long version, List<String> differences) {
+        super("Delta table " + tablePath + " (version " + version + ") does not match the connector's column mapping ("
                 + differences.size() + (differences.size() == 1 ? " difference" : " differences") + "): "
                 + String.join("; ", differences)
                 + ". Change the mapping to match the table, or write to a new table path.");

@@ -21,9 +21,6 @@ import io.deltasink.model.DataFile.FileStats;
  * null count aggregated over all row groups, converted back to the row value forms.
  */
 final class FooterStats {
-    /** Strings longer than this get no min/max (Delta itself truncates them to this prefix). */
-    static final int MAX_STRING_BOUND_CHARS = 32;
-
     private FooterStats() {
     }
 
@@ -75,13 +72,14 @@ final class FooterStats {
         }
     }
 
-    /** The row form of a Parquet statistics value, or null when no bound should be recorded. */
+    /**
+     * The row form of a Parquet statistics value, or null when the chunk's value is no bound: a NaN
+     * (Parquet orders NaN above every number, so a chunk holding one has NaN as its maximum, and its
+     * minimum is still right). Strings are handed on whole; the table layer cuts them to a prefix.
+     */
     static Object toRowValue(Column column, Object v) {
         return switch (column.type()) {
-            case STRING -> {
-                String s = ((Binary) v).toStringUsingUTF8();
-                yield s.codePointCount(0, s.length()) > MAX_STRING_BOUND_CHARS ? null : s;
-            }
+            case STRING -> ((Binary) v).toStringUsingUTF8();
             case BINARY -> null;
             case INT, DATE, LONG, TIMESTAMP, BOOLEAN -> v;
             case SHORT -> ((Integer) v).shortValue();

@@ -1,17 +1,17 @@
 package io.deltasink.write;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
 import io.deltasink.model.Column;
 import io.deltasink.model.ColumnType;
 import io.deltasink.model.DataFile;
+import io.deltasink.model.PartitionSpec;
 import io.deltasink.model.RowSchema;
 
 /**
@@ -59,6 +60,8 @@ public final class PartitionedWriter {
     private final int[] dataIndexes;
     private final List<Column> statsColumns;
     private final SharedCompressor compressor;
+    private final int directoryBytes;
+    private final int fileNameBytes;
 
     private final long fileOverhead;
     private final int maxOpenFiles;
@@ -78,8 +81,7 @@ public final class PartitionedWriter {
      * @param root             the table root
      * @param conf             Hadoop configuration for the file system of {@code root}
      * @param clock            gives the files' modification times
-     * @throws IllegalArgumentException when a partition column is unknown, repeated or binary, or
-     *                                  no data column is left
+     * @throws IllegalArgumentException when the partition columns break a rule of {@link PartitionSpec}
      * @throws IOException              when the file system of {@code root} cannot be reached
      */
     public PartitionedWriter(WriterSettings settings, RowSchema schema, List<String> partitionColumns, Path root,
@@ -91,42 +93,18 @@ public final class PartitionedWriter {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.checker = new RowChecker(schema);
 
-        Set<String> seen = new HashSet<>();
-        this.partitionIndexes = new int[partitionColumns.size()];
-        List<Column> parts = new ArrayList<>();
-        for (int i = 0; i < partitionColumns.size(); i++) {
-            String name = partitionColumns.get(i);
-            int index = schema.indexOf(name);
-            if (index < 0) {
-                throw new IllegalArgumentException("partition column '" + name + "' is not a column of the table; columns: "
-                        + schema.columns().stream().map(Column::name).toList());
-            }
-            if (!seen.add(name)) {
-                throw new IllegalArgumentException("partition column '" + name + "' is listed twice");
-            }
-            if (schema.column(index).type() == ColumnType.BINARY) {
-                throw new IllegalArgumentException("partition column '" + name + "' is binary; binary columns cannot be partition columns");
-            }
-            partitionIndexes[i] = index;
-            parts.add(schema.column(index));
-        }
-        this.partitionColumns = List.copyOf(parts);
-
-        List<Column> data = new ArrayList<>();
-        List<Integer> dataIdx = new ArrayList<>();
-        for (int i = 0; i < schema.size(); i++) {
-            if (!seen.contains(schema.column(i).name())) {
-                data.add(schema.column(i));
-                dataIdx.add(i);
-            }
-        }
-        if (data.isEmpty()) {
-            throw new IllegalArgumentException("every column is a partition column; a table needs at least one other column");
-        }
-        this.dataColumns = List.copyOf(data);
-        this.dataIndexes = dataIdx.stream().mapToInt(Integer::intValue).toArray();
+        PartitionSpec spec = PartitionSpec.of(schema, partitionColumns);
+        this.partitionColumns = spec.partitionColumns();
+        this.partitionIndexes = spec.partitionIndexes();
+        this.dataColumns = spec.dataColumns();
+        this.dataIndexes = spec.dataIndexes();
         this.statsColumns = dataColumns.subList(0, Math.min(settings.statsColumns(), dataColumns.size()));
         this.fs = root.getFileSystem(conf);
+        // what the table's path below the bucket (and a '/') leaves of an object key for folders and a file name
+        this.directoryBytes = PartitionFormat.MAX_PATH_BYTES - 1
+                - root.toUri().getPath().getBytes(StandardCharsets.UTF_8).length;
+        // the longest file name, with a ten-digit counter
+        this.fileNameBytes = fileName(Integer.MAX_VALUE, new UUID(0, 0)).length();
         this.compressor = new SharedCompressor(conf, settings.codec());
         this.fileOverhead = settings.openFileOverheadBytes(dataColumns.size());
         this.maxOpenFiles = settings.openFileCap(dataColumns.size());
@@ -138,8 +116,10 @@ public final class PartitionedWriter {
      * Buffers one row (values in the forms listed on {@link ColumnType}) for its table partition: in
      * memory, or in the partition's open file; may write out other partitions to stay within the bound.
      *
-     * @throws IllegalArgumentException when the row does not fit the schema (e.g. null in a not-null
-     *                                  column); nothing is written and the writer stays usable
+     * @throws RowRejectedException when a value cannot be written (e.g. null in a not-null column, an
+     *                              empty string in a NOT NULL partition column, a partition value too
+     *                              long for a folder name); nothing is written and the writer stays usable
+     * @throws IllegalArgumentException when the row is not a row of the schema (null, wrong length)
      * @throws IOException              when storage fails; call {@link #abort()} then
      */
     public void write(Object[] row) throws IOException {
@@ -151,7 +131,9 @@ public final class PartitionedWriter {
     private void buffer(List<String> key, Object[] row) throws IOException {
         Partition partition = partitions.get(key);
         if (partition == null) {
-            partition = new Partition(key);
+            // the folders are named now, so a row they cannot be named for is rejected before anything is kept
+            String directory = PartitionFormat.directory(partitionColumns, key, directoryBytes - fileNameBytes);
+            partition = new Partition(key, directory);
             partitions.put(key, partition);
         }
         partition.lastWrite = ++writes;
@@ -174,8 +156,9 @@ public final class PartitionedWriter {
     /**
      * Closes all open files and returns every file finished since the last call (rolled and
      * early-closed ones included), ready for the table's {@code add} actions. Paths are relative
-     * to the root and spelled as the files are named in storage (partition folders Hive-escaped,
-     * not URI-encoded); encoding them for the Delta log is the table layer's job.
+     * to the root and spelled as the files are named in storage (partition folders escaped as
+     * {@link PartitionFormat#escapePathName} says, plain ASCII, not URI-encoded); encoding them for
+     * the Delta log is the table layer's job.
      */
     public List<DataFile> finish() throws IOException {
         for (Partition partition : new ArrayList<>(partitions.values())) {
@@ -253,7 +236,12 @@ public final class PartitionedWriter {
         }
         String[] values = new String[partitionIndexes.length];
         for (int i = 0; i < values.length; i++) {
-            values[i] = PartitionFormat.serialize(partitionColumns.get(i), row[partitionIndexes[i]]);
+            Column column = partitionColumns.get(i);
+            values[i] = PartitionFormat.serialize(column, row[partitionIndexes[i]]);
+            if (values[i] == null && !column.nullable()) {
+                throw new RowRejectedException(column.name(), row[partitionIndexes[i]], "an empty string cannot be the "
+                        + "value of a NOT NULL partition column: Delta stores an empty partition value as null");
+            }
         }
         return Collections.unmodifiableList(Arrays.asList(values));
     }
@@ -264,7 +252,7 @@ public final class PartitionedWriter {
             if (openFiles >= maxOpenFiles) {
                 closeLeastRecentlyWritten(partition);
             }
-            partition.file = openFile(partition.key);
+            partition.file = openFile(partition);
             openFiles++;
             countedBytes += fileOverhead;
         }
@@ -332,9 +320,9 @@ public final class PartitionedWriter {
         }
     }
 
-    private OpenFile openFile(List<String> key) throws IOException {
-        String relative = PartitionFormat.directory(partitionColumns, key) + String.format(
-                "part-%05d-%s.c000%s.parquet", fileCounter++, UUID.randomUUID(), settings.fileNameCodecPart());
+    private OpenFile openFile(Partition partition) throws IOException {
+        String relative = partition.directory + fileName(fileCounter++, UUID.randomUUID());
+        List<String> key = partition.key;
         Map<String, String> partitionValues = new LinkedHashMap<>();
         for (int i = 0; i < partitionColumns.size(); i++) {
             partitionValues.put(partitionColumns.get(i).name(), key.get(i));
@@ -343,6 +331,10 @@ public final class PartitionedWriter {
         created.add(path); // before creating, so abort() removes even a half-created file
         return OpenFile.create(fs, path, relative, Collections.unmodifiableMap(partitionValues),
                 new RowWriteSupport(dataColumns, dataIndexes), settings, compressor, conf);
+    }
+
+    private String fileName(int counter, UUID id) {
+        return String.format(Locale.ROOT, "part-%05d-%s.c000%s.parquet", counter, id, settings.fileNameCodecPart());
     }
 
     private void closeFile(Partition partition) throws IOException {
@@ -358,12 +350,15 @@ public final class PartitionedWriter {
     /** What is held for one table partition: rows waiting for a file, or its open file. */
     private final class Partition {
         final List<String> key;
+        /** Its folders relative to the root, ending in '/'; empty for an unpartitioned table. */
+        final String directory;
         final PendingRows pending = new PendingRows();
         OpenFile file;
         long lastWrite;
 
-        Partition(List<String> key) {
+        Partition(List<String> key, String directory) {
             this.key = key;
+            this.directory = directory;
         }
 
         long counted() {

@@ -16,7 +16,10 @@ final class RowChecker {
         this.schema = schema;
     }
 
-    /** @throws IllegalArgumentException naming the column when the row does not fit the schema */
+    /**
+     * @throws RowRejectedException     naming the column when a value does not fit its column
+     * @throws IllegalArgumentException when the row is null or has the wrong number of values
+     */
     void check(Object[] row) {
         if (row == null) {
             throw new IllegalArgumentException("row is null");
@@ -30,13 +33,13 @@ final class RowChecker {
             Object v = row[i];
             if (v == null) {
                 if (!c.nullable()) {
-                    throw new IllegalArgumentException("column '" + c.name() + "' is not nullable but the row has null");
+                    throw new RowRejectedException(c.name(), null, "null in a column that is not nullable");
                 }
                 continue;
             }
             if (!expectedClass(c).isInstance(v)) {
-                throw new IllegalArgumentException("column '" + c.name() + "' of type " + c.deltaTypeName()
-                        + " expects " + expectedClass(c).getSimpleName() + ", got " + v.getClass().getName());
+                throw new RowRejectedException(c.name(), v, "type " + c.deltaTypeName() + " expects "
+                        + expectedClass(c).getSimpleName() + ", got " + v.getClass().getName());
             }
             if (v instanceof BigDecimal d) {
                 checkDecimal(c, d);
@@ -46,12 +49,12 @@ final class RowChecker {
 
     private static void checkDecimal(Column c, BigDecimal d) {
         if (d.scale() != c.scale()) {
-            throw new IllegalArgumentException("column '" + c.name() + "' of type " + c.deltaTypeName()
-                    + " needs scale " + c.scale() + ", got " + d.toPlainString());
+            throw new RowRejectedException(c.name(), d, "type " + c.deltaTypeName() + " needs scale " + c.scale()
+                    + ", got " + d.toPlainString());
         }
         if (d.precision() > c.precision()) {
-            throw new IllegalArgumentException("column '" + c.name() + "' of type " + c.deltaTypeName()
-                    + " cannot hold " + d.toPlainString() + ": more than " + c.precision() + " digits");
+            throw new RowRejectedException(c.name(), d, "type " + c.deltaTypeName() + " cannot hold "
+                    + d.toPlainString() + ": more than " + c.precision() + " digits");
         }
     }
 

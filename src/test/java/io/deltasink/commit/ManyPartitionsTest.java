@@ -165,7 +165,7 @@ class ManyPartitionsTest {
                         mostOpen = Math.max(mostOpen, open);
                     }
                 }
-                Map<TopicPartition, OffsetAndMetadata> offsets = session.commit();
+                Map<TopicPartition, OffsetAndMetadata> offsets = session.commit(Map.of());
                 for (TopicPartition tp : tps) {
                     assertEquals(new OffsetAndMetadata(from + perPartition), offsets.get(tp), tp.toString());
                 }

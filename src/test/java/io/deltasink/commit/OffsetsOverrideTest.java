@@ -91,7 +91,7 @@ class OffsetsOverrideTest {
         first.open(List.of(TP0, TP1));
         first.put(events(0, 0, 50));
         first.put(events(1, 0, 30));
-        first.commit();
+        first.commit(Map.of());
         first.stop();
     }
 
@@ -118,9 +118,9 @@ class OffsetsOverrideTest {
         RecordingContext ctx = new RecordingContext(false);
         SinkSession next = session(ctx, Map.of());
         next.open(List.of(TP0, TP1));
-        assertEquals(Map.of(TP0, 20L, TP1, 30L), ctx.seeks);
+        assertEquals(Map.of(TP0, 19L, TP1, 29L), ctx.seeks, "the positions set, each sought one record early");
         next.put(events(0, 20, 40));
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(60), TP1, new OffsetAndMetadata(30)), next.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(60), TP1, new OffsetAndMetadata(30)), next.commit(Map.of()));
         assertEquals(50 + 40 + 30, DeltaTableReader.readAll(table()).size(),
                 "offsets 20..49 of partition 0 were written again, as asked");
     }
@@ -135,16 +135,16 @@ class OffsetsOverrideTest {
         RecordingContext earliest = new RecordingContext(false);
         SinkSession next = session(earliest, Map.of(DeltaSinkConfig.START_POSITION, "earliest"));
         next.open(List.of(TP0, TP1));
-        assertEquals(Map.of(TP0, 0L, TP1, 30L), earliest.seeks);
-        assertEquals(Map.of(TP1, new OffsetAndMetadata(30)), next.commit(), "no offset reported for a reset partition");
+        assertEquals(Map.of(TP0, 0L, TP1, 29L), earliest.seeks, "TP0 from its start, TP1 one record before its position");
+        assertEquals(Map.of(TP1, new OffsetAndMetadata(30)), next.commit(Map.of()), "no offset reported for a reset partition");
         next.stop();
 
         RecordingContext group = new RecordingContext(false);
         SinkSession byGroup = session(group, Map.of());
         byGroup.open(List.of(TP0, TP1));
-        assertEquals(Map.of(TP1, 30L), group.seeks, "start.position=group: the consumer group decides for partition 0");
+        assertEquals(Map.of(TP1, 29L), group.seeks, "start.position=group: the consumer group decides for partition 0");
         byGroup.put(events(0, 0, 50));
-        assertEquals(new OffsetAndMetadata(50), byGroup.commit().get(TP0));
+        assertEquals(new OffsetAndMetadata(50), byGroup.commit(Map.of()).get(TP0));
         assertEquals(Optional.of(50L), DeltaTableReader.txnVersion(table(), APP0));
         assertEquals(50 + 50 + 30, DeltaTableReader.readAll(table()).size());
     }
@@ -163,9 +163,9 @@ class OffsetsOverrideTest {
         override(offsets(TP0, null), Map.of());
 
         late.put(events(0, 50, 10));
-        late.commit();
+        late.commit(Map.of());
         early.put(events(0, 0, 10));
-        early.commit();
+        early.commit(Map.of());
         assertEquals(Optional.of(-1L), DeltaTableReader.txnVersion(table(), APP0), "neither zombie moved the reset");
         assertEquals(80, DeltaTableReader.readAll(table()).size(), "neither zombie added rows");
         late.put(List.of());

@@ -31,11 +31,11 @@ class PartitionPositionsTest {
         assertFalse(p.admit(TP0, 11), "already in the batch");
         assertTrue(p.admit(TP0, 14), "gaps (compaction, transaction markers) are fine");
         assertEquals(Map.of(TP0, 12L), p.batchEnds());
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(10)), p.tableOffsets());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(10)), p.tableOffsets(Map.of()));
 
         p.committed(p.batchEnds());
         assertFalse(p.batchMoved());
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(12)), p.tableOffsets());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(12)), p.tableOffsets(Map.of()));
         assertFalse(p.admit(TP0, 11));
     }
 
@@ -45,7 +45,7 @@ class PartitionPositionsTest {
         p.assign(TP0, Optional.of(-1L));
         p.assign(TP1, Optional.of(-1L));
         assertTrue(p.admit(TP0, 0), "a reset partition takes whatever comes");
-        assertEquals(Map.of(), p.tableOffsets(), "no position to report");
+        assertEquals(Map.of(), p.tableOffsets(Map.of()), "no position to report");
         assertEquals(Optional.of(-1L), p.tableOffset(TP0), "a commit expects the reset, so it is fenced otherwise");
 
         p.taken(TP0, 7);
@@ -59,7 +59,7 @@ class PartitionPositionsTest {
 
         p.taken(TP0, 7);
         p.committed(p.batchEnds());
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(8)), p.tableOffsets());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(8)), p.tableOffsets(Map.of()));
     }
 
     @Test

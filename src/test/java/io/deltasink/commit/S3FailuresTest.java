@@ -36,6 +36,8 @@ import io.deltasink.convert.ColumnMapping;
 import io.deltasink.convert.MappingConverter;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.LogEdits;
+import io.deltasink.testing.LogFaults;
 import io.deltasink.testing.LogCapture;
 import io.deltasink.testing.S3ProxyServer;
 import io.deltasink.testing.SensorEvents;
@@ -150,7 +152,7 @@ class S3FailuresTest {
         s.open(List.of(TP0, TP1));
         s.put(events(0, 0, 30));
         s.put(events(1, 0, 30));
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(30), TP1, new OffsetAndMetadata(30)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(30), TP1, new OffsetAndMetadata(30)), s.commit(Map.of()));
         s.put(events(0, 30, 30)); // buffered
 
         server.stop();
@@ -160,18 +162,18 @@ class S3FailuresTest {
             RetriableException e = assertThrows(RetriableException.class, () -> s.put(batch));
             assertTrue(e.getMessage().contains(table), e.getMessage());
             assertEquals(List.of(50L), ctx.timeouts, "the worker is asked to wait commit.retry.backoff.ms first");
-            assertEquals(30L, ctx.seeks.get(TP0), "TP0 is rewound to the table's offset");
+            assertEquals(29L, ctx.seeks.get(TP0), "TP0 is rewound to the table's offset (one record early)");
             ctx.seeks.clear();
 
             // the worker seeks, waits and delivers the same batch again: records ahead of the rewind are skipped
             s.put(batch);
-            assertEquals(Map.of(TP0, 30L), ctx.seeks, "the rewind is requested again");
+            assertEquals(Map.of(TP0, 29L), ctx.seeks, "the rewind is requested again");
         } finally {
             server.start();
         }
         // after the seek the records come again from offset 30
         s.put(events(0, 30, 330));
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(360), TP1, new OffsetAndMetadata(30)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(360), TP1, new OffsetAndMetadata(30)), s.commit(Map.of()));
         Set<String> want = expected(0, 0, 360);
         want.addAll(expected(1, 0, 30));
         assertEquals(want, rows(table));
@@ -185,29 +187,29 @@ class S3FailuresTest {
         s.open(List.of(TP0, TP1));
         s.put(events(0, 0, 20));
         s.put(events(1, 0, 20));
-        s.commit();
+        s.commit(Map.of());
         s.put(events(0, 20, 30));
         s.put(events(1, 20, 30));
 
         server.stop();
         try {
             // preCommit never throws: it reports the table's offsets and drops the batch
-            assertEquals(Map.of(TP0, new OffsetAndMetadata(20), TP1, new OffsetAndMetadata(20)), s.commit());
+            assertEquals(Map.of(TP0, new OffsetAndMetadata(20), TP1, new OffsetAndMetadata(20)), s.commit(Map.of()));
             assertTrue(ctx.timeouts.isEmpty(), "nothing waits in preCommit");
             List<SinkRecord> next = events(0, 50, 10);
             assertThrows(RetriableException.class, () -> s.put(next));
             assertEquals(List.of(50L), ctx.timeouts);
-            assertEquals(Map.of(TP0, 20L, TP1, 20L), ctx.seeks);
+            assertEquals(Map.of(TP0, 19L, TP1, 19L), ctx.seeks);
             ctx.seeks.clear();
             s.put(next); // redelivered: skipped, the rewinds requested again
-            assertEquals(Map.of(TP0, 20L, TP1, 20L), ctx.seeks);
+            assertEquals(Map.of(TP0, 19L, TP1, 19L), ctx.seeks);
         } finally {
             server.start();
         }
         s.put(List.of());
         s.put(events(0, 20, 40));
         s.put(events(1, 20, 30));
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(60), TP1, new OffsetAndMetadata(50)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(60), TP1, new OffsetAndMetadata(50)), s.commit(Map.of()));
         Set<String> want = expected(0, 0, 60);
         want.addAll(expected(1, 0, 50));
         assertEquals(want, rows(table));
@@ -219,7 +221,7 @@ class S3FailuresTest {
         SinkSession first = session(table, Map.of(), new RecordingContext(false));
         first.open(List.of(TP0));
         first.put(events(0, 0, 25));
-        first.commit();
+        first.commit(Map.of());
         first.stop();
 
         RecordingContext ctx = new RecordingContext(false);
@@ -233,13 +235,13 @@ class S3FailuresTest {
             List<SinkRecord> batch = events(0, 10, 30);
             assertThrows(RetriableException.class, () -> s.put(batch));
             assertEquals(List.of(50L), ctx.timeouts);
-            assertTrue(s.commit().isEmpty(), "no offset is reported for a partition whose position is unknown");
+            assertTrue(s.commit(Map.of()).isEmpty(), "no offset is reported for a partition whose position is unknown");
         } finally {
             server.start();
         }
         s.put(events(0, 10, 30)); // the redelivery: positions read now; 10..24 are in the table, 25.. taken
         s.put(List.of());
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(40)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(40)), s.commit(Map.of()));
         assertEquals(expected(0, 0, 40), rows(table));
     }
 
@@ -249,7 +251,7 @@ class S3FailuresTest {
         SinkSession first = session(table, Map.of(), new RecordingContext(false));
         first.open(List.of(TP0));
         first.put(events(0, 0, 25));
-        first.commit();
+        first.commit(Map.of());
         first.stop();
 
         RecordingContext ctx = new RecordingContext(false);
@@ -262,9 +264,9 @@ class S3FailuresTest {
         }
         // the group says 40 (it ran ahead of the table): 40.. must not be taken before 25..39
         s.put(events(0, 40, 10));
-        assertEquals(Map.of(TP0, 25L), ctx.seeks, "the partition is sought to the table's position");
+        assertEquals(Map.of(TP0, 24L), ctx.seeks, "the partition is sought to the table's position, one record early");
         s.put(events(0, 25, 25));
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(50)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(50)), s.commit(Map.of()));
         assertEquals(expected(0, 0, 50), rows(table));
     }
 
@@ -337,5 +339,66 @@ class S3FailuresTest {
             assertInstanceOf(RetriableException.class, assertThrows(RetriableException.class, () -> s.put(List.of())));
             assertEquals(List.of(50L, 100L), ctx.timeouts, "the wait doubles while the endpoint stays down");
         }
+    }
+
+    /** A table with 25 rows of TP0 in two commits (versions 1 and 2). */
+    private static String seeded(String name) {
+        String table = table(name);
+        SinkSession first = session(table, Map.of(), new RecordingContext(false));
+        first.open(List.of(TP0));
+        first.put(events(0, 0, 15));
+        first.commit(Map.of());
+        first.put(events(0, 15, 10));
+        first.commit(Map.of());
+        first.stop();
+        return table;
+    }
+
+    private static void assertLogFaultRetriedThenLandsOnce(String table, Runnable faultOn) {
+        RecordingContext ctx = new RecordingContext(false);
+        SinkSession s = session(table, LogFaults.settings(table), ctx);
+        faultOn.run();
+        int injected = LogFaults.injected();
+        try {
+            s.open(List.of(TP0)); // must not throw: that would kill the task
+            List<SinkRecord> batch = events(0, 20, 20);
+            RetriableException e = assertThrows(RetriableException.class, () -> s.put(batch));
+            assertTrue(e.getMessage().contains(table), e.getMessage());
+            assertThrows(RetriableException.class, () -> s.put(batch));
+            assertEquals(List.of(50L, 100L), ctx.timeouts);
+            assertTrue(LogFaults.injected() > injected, "the fault was hit");
+        } finally {
+            LogFaults.stop(table);
+        }
+        s.put(events(0, 20, 20)); // positions read now: 20..24 are in the table, 25.. taken
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(40)), s.commit(Map.of()));
+        assertEquals(expected(0, 0, 40), rows(table));
+    }
+
+    @Test
+    void aReadTimeoutListingTheLogIsRetriedAndEveryRecordLandsOnce() {
+        String table = seeded("log_timeout");
+        assertLogFaultRetriedThenLandsOnce(table, () -> LogFaults.start(table, LogFaults.Fault.READ_TIMEOUT));
+    }
+
+    @Test
+    void aConnectionResetReadingCommitFilesIsRetriedAndEveryRecordLandsOnce() {
+        String table = seeded("log_reset");
+        assertLogFaultRetriedThenLandsOnce(table,
+                () -> LogFaults.start(table, LogFaults.Fault.CONNECTION_RESET, ".json"));
+    }
+
+    @Test
+    void aDamagedCommitFileStopsTheTaskNamingTheVersion() {
+        String table = seeded("damaged_commit");
+        new LogEdits(table, server.hadoopConf()).dropVersionChecksums().truncate(LogEdits.commit(1));
+        RecordingContext ctx = new RecordingContext(false);
+        SinkSession s = session(table, Map.of(), ctx);
+        ConnectException e = assertThrows(ConnectException.class, () -> s.open(List.of(TP0)));
+        assertFalse(e instanceof RetriableException);
+        assertTrue(e.getMessage().contains(table) && e.getMessage().contains("version 1")
+                && e.getMessage().contains(LogEdits.commit(1)) && e.getMessage().contains("damaged"), e.getMessage());
+        assertTrue(ctx.timeouts.isEmpty(), "not retried");
+        assertThrows(ConnectException.class, () -> s.put(events(0, 25, 5)));
     }
 }

@@ -139,7 +139,7 @@ class S3TableTest {
                         session.put(events(p, from + chunk, 250));
                     }
                 }
-                Map<TopicPartition, OffsetAndMetadata> offsets = session.commit();
+                Map<TopicPartition, OffsetAndMetadata> offsets = session.commit(Map.of());
                 for (TopicPartition tp : tps) {
                     assertEquals(new OffsetAndMetadata(from + PER_PARTITION_AND_COMMIT), offsets.get(tp), tp.toString());
                 }

@@ -103,7 +103,7 @@ class SinkSessionTest {
         assertTrue(ctx.seeks.isEmpty(), "a new table has no positions to seek to");
         s.put(events(0, 0, 60));
         s.put(events(1, 5, 40));
-        Map<TopicPartition, OffsetAndMetadata> offsets = s.commit();
+        Map<TopicPartition, OffsetAndMetadata> offsets = s.commit(Map.of());
 
         assertEquals(Map.of(TP0, new OffsetAndMetadata(60), TP1, new OffsetAndMetadata(45)), offsets);
         long version = DeltaTableReader.version(table());
@@ -116,7 +116,7 @@ class SinkSessionTest {
         assertEquals(100, coordinates(rows).size());
 
         // no new records: no commit
-        assertEquals(offsets, s.commit());
+        assertEquals(offsets, s.commit(Map.of()));
         assertEquals(version, DeltaTableReader.version(table()));
     }
 
@@ -125,16 +125,17 @@ class SinkSessionTest {
         SinkSession first = session(new RecordingContext(false), Map.of());
         first.open(List.of(TP0));
         first.put(events(0, 0, 50));
-        first.commit();
+        first.commit(Map.of());
         first.stop();
 
         // a restarted task whose consumer group was lost: the worker redelivers from offset 0
         RecordingContext ctx = new RecordingContext(false);
         SinkSession second = session(ctx, Map.of());
         second.open(List.of(TP0));
-        assertEquals(Map.of(TP0, 50L), ctx.seeks, "open() must seek to the table's txn version");
+        assertEquals(Map.of(TP0, 49L), ctx.seeks, "open() must seek to the table's txn version (one record early, "
+                + "so that the worker commits the group's offset: PartitionPositions.seekTarget)");
         second.put(events(0, 0, 80));
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(80)), second.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(80)), second.commit(Map.of()));
 
         List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
         assertEquals(80, rows.size());
@@ -150,15 +151,15 @@ class SinkSessionTest {
         owner.open(List.of(TP0));
 
         owner.put(events(0, 0, 30));
-        owner.commit();
+        owner.commit(Map.of());
         zombie.put(events(0, 0, 50));
-        Map<TopicPartition, OffsetAndMetadata> zombieOffsets = zombie.commit();
+        Map<TopicPartition, OffsetAndMetadata> zombieOffsets = zombie.commit(Map.of());
 
         assertEquals(Map.of(TP0, new OffsetAndMetadata(30)), zombieOffsets, "the zombie reports the table's offset");
         assertEquals(1.0, zombieCtx.metric("delta-fenced-total"));
         assertEquals(0.0, zombieCtx.metric("delta-commit-total"));
         zombie.put(List.of()); // the rewind is handed to the worker in the next put (a poll always delivers one)
-        assertEquals(Map.of(TP0, 30L), zombieCtx.seeks, "the zombie re-seeks to the table's position");
+        assertEquals(Map.of(TP0, 29L), zombieCtx.seeks, "the zombie re-seeks to the table's position (one record early)");
         List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
         assertEquals(30, rows.size(), "only the owner's rows are in the table");
         assertEquals(Long.valueOf(30), DeltaTableReader.txnVersion(table(), "sensors/sensor-events/0").orElseThrow());
@@ -173,7 +174,7 @@ class SinkSessionTest {
 
         // after the re-seek the zombie continues correctly from the table's position
         zombie.put(events(0, 30, 20));
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(50)), zombie.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(50)), zombie.commit(Map.of()));
         assertEquals(50, coordinates(DeltaTableReader.readAll(table())).size());
     }
 
@@ -186,14 +187,14 @@ class SinkSessionTest {
         batch.add(SinkRecords.of(TOPIC, 0, 10, null));
         batch.add(SinkRecords.of(TOPIC, 0, 11, null));
         s.put(batch);
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(12)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(12)), s.commit(Map.of()));
         assertEquals(2, s.tombstones());
         assertEquals(2.0, ctx.metric("delta-tombstone-total"));
         assertEquals(10, DeltaTableReader.readAll(table()).size());
 
         s.put(List.of(SinkRecords.of(TOPIC, 0, 12, null)));
         long before = DeltaTableReader.version(table());
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(13)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(13)), s.commit(Map.of()));
         assertEquals(before + 1, DeltaTableReader.version(table()), "offset-only commit");
         assertTrue(DeltaTableReader.actions(table(), before + 1, "add").isEmpty());
     }
@@ -230,7 +231,7 @@ class SinkSessionTest {
         batch.add(SinkRecords.of(TOPIC, 0, 6, "{\"device_type\":\"smart_plug\",\"ingested_at\":\"2026-06-22T09:15:30Z\"}"));
         batch.addAll(events(0, 7, 3));
         s.put(batch);
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(10)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(10)), s.commit(Map.of()));
         assertEquals(List.of(5L, 6L), ctx.reported.stream().map(SinkRecord::kafkaOffset).toList());
         assertTrue(ctx.reportedErrors.get(1).getMessage().contains("device_id"), ctx.reportedErrors.get(1).getMessage());
         assertEquals(8, DeltaTableReader.readAll(table()).size());
@@ -261,12 +262,12 @@ class SinkSessionTest {
         zombie.open(List.of(TP0, TP1));
         owner.open(List.of(TP0));
         owner.put(events(0, 0, 30));
-        owner.commit();
+        owner.commit(Map.of());
 
         List<SinkRecord> batch = new ArrayList<>(events(0, 0, 50));
         batch.addAll(events(1, 0, 20));
         zombie.put(batch);
-        zombie.commit(); // fenced on TP0: the whole batch is dropped, both partitions must be read again
+        zombie.commit(Map.of()); // fenced on TP0: the whole batch is dropped, both partitions must be read again
         zombie.close(List.of(TP0)); // the revocation that followed
         zombie.put(List.of());
 
@@ -291,7 +292,7 @@ class SinkSessionTest {
         SinkSession s = session(new RecordingContext(false), Map.of());
         s.open(List.of(TP0));
         s.put(events(0, 0, 10));
-        s.commit();
+        s.commit(Map.of());
         s.put(events(0, 10, 10));
         s.close(List.of(TP0));
         assertFalse(DeltaTableReader.readAll(table()).size() > 10);
@@ -299,7 +300,7 @@ class SinkSessionTest {
         RecordingContext ctx = new RecordingContext(false);
         SinkSession next = session(ctx, Map.of());
         next.open(List.of(TP0));
-        assertEquals(Map.of(TP0, 10L), ctx.seeks);
+        assertEquals(Map.of(TP0, 9L), ctx.seeks, "the table's position, one record early");
     }
 
     @Test
@@ -337,7 +338,7 @@ class SinkSessionTest {
             batch.add(SinkRecords.of(TOPIC, 0, o, SensorEvents.smartPlug(o).map()));
         }
         s.put(batch);
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(20)), s.commit());
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(20)), s.commit(Map.of()));
         List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
         assertEquals(20, rows.size());
         assertTrue(rows.get(0).containsKey("device_id") && rows.get(0).get("device_type").equals("smart_plug"),

@@ -67,6 +67,17 @@ class DeltaSinkConfigTest {
     }
 
     @Test
+    void timestampNumericUnitIsNoneUnlessGivenAndListsItsValues() {
+        Map<String, String> p = base();
+        assertEquals("none", new DeltaSinkConfig(p).timestampNumericUnit());
+        p.put(DeltaSinkConfig.TIMESTAMP_NUMERIC_UNIT, " Millis ");
+        assertEquals("millis", new DeltaSinkConfig(p).timestampNumericUnit());
+        p.put(DeltaSinkConfig.TIMESTAMP_NUMERIC_UNIT, "ms");
+        ConfigException e = assertThrows(ConfigException.class, () -> new DeltaSinkConfig(p));
+        assertTrue(e.getMessage().contains("none, seconds, millis, micros, nanos"), e.getMessage());
+    }
+
+    @Test
     void errorsToleranceIsReadFromTheWorkerKey() {
         Map<String, String> p = base();
         p.put("errors.tolerance", "all");

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 
 import io.deltasink.model.Column;
 import io.deltasink.model.ColumnType;
+import io.deltasink.model.RowSchema;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
 
@@ -156,5 +157,35 @@ class AutoMappingTest {
                 .getMessage().contains("columns=auto needs a Struct, a Map or JSON text, got Integer"));
         assertTrue(assertThrows(RecordConversionException.class, () -> AutoMapping.derive(SinkRecords.of("t", 0, 5L, Map.of())))
                 .getMessage().contains("found no fields"));
+    }
+
+    @Test
+    void againstATableTheRowsHaveTheTablesColumnsWhateverTheRecordsShape() {
+        RowSchema table = new RowSchema(List.of(Column.of("id", ColumnType.STRING, false),
+                Column.of("payload_power", ColumnType.DOUBLE, true), Column.of("payload_on", ColumnType.BOOLEAN, true),
+                Column.of("count", ColumnType.INT, true)));
+        RecordConverter converter = AutoMapping.forTable(table, Clock.systemUTC(), EpochUnit.NONE);
+        assertEquals(table, converter.schema());
+
+        // an integer where the table has a double, no flag, a field the table does not have
+        Object[] first = converter.convert(SinkRecords.of("t", 0, 0L,
+                "{\"id\":\"a\",\"payload\":{\"power\":2},\"count\":3,\"extra\":1}"));
+        assertArrayEquals(new Object[] {"a", 2.0, null, 3}, first);
+        // a Struct with the flag: the column is found by the same naming
+        Schema payload = SchemaBuilder.struct().field("on", Schema.BOOLEAN_SCHEMA).build();
+        Schema schema = SchemaBuilder.struct().field("id", Schema.STRING_SCHEMA).field("payload", payload).build();
+        Struct value = new Struct(schema).put("id", "b").put("payload", new Struct(payload).put("on", true));
+        assertArrayEquals(new Object[] {"b", null, true, null}, converter.convert(SinkRecords.of("t", 0, 1L, value)));
+        assertArrayEquals(new Object[] {"c", 1.5, false, null}, converter.convert(SinkRecords.of("t", 0, 2L,
+                Map.of("id", "c", "payload", Map.of("power", 1.5, "on", false)))));
+
+        // records that do not fit the table are bad records
+        RecordConversionException notANumber = assertThrows(RecordConversionException.class, () -> converter.convert(
+                SinkRecords.of("t", 0, 3L, "{\"id\":\"d\",\"payload\":{\"power\":\"high\"}}")));
+        assertTrue(notANumber.getMessage().contains("t/0@3") && notANumber.getMessage().contains("payload_power"),
+                notANumber.getMessage());
+        assertThrows(RecordConversionException.class, () -> converter.convert(SinkRecords.of("t", 0, 4L, "{\"count\":1}")),
+                "id is NOT NULL in the table");
+        assertThrows(RecordConversionException.class, () -> converter.convert(SinkRecords.of("t", 0, 5L, "nope")));
     }
 }

@@ -44,8 +44,8 @@ class PathAndMetadataTest {
                 "doc", "{\"x\":{\"y\":[10,20]},\"s\":\"{\\\"deep\\\":true}\"}",
                 "bytes", "{\"k\":\"v\"}".getBytes(StandardCharsets.UTF_8));
         Object[] row = convert("c:long=a.b.c, n:string=items.1.name, y:int=doc.x.y.1, deep:boolean=doc.s.deep, "
-                + "k:string=bytes.k, gone:int=a.b.nope, pastEnd:string=items.5.name, intoNumber:int=a.b.c.d", value);
-        assertArrayEquals(new Object[] {3L, "second", 20, true, "v", null, null, null}, row);
+                + "k:string=bytes.k, gone:int=a.b.nope, pastEnd:string=items.5.name", value);
+        assertArrayEquals(new Object[] {3L, "second", 20, true, "v", null, null}, row);
     }
 
     @Test
@@ -96,6 +96,20 @@ class PathAndMetadataTest {
         Map<String, Object> map = Map.of("p", Map.of("a", List.of(1, 2)), "b", "{\"z\":1}".getBytes(StandardCharsets.UTF_8));
         Object[] fromMap = convert("p:string=raw(p), b:string=raw(b)", map);
         assertArrayEquals(new Object[] {"{\"a\":[1,2]}", "{\"z\":1}"}, fromMap);
+    }
+
+    @Test
+    void rawOfAMissingOrNullFieldIsNullAsIsTextHoldingOnlyJsonNull() {
+        String columns = "r:string=raw(p), x:int=p.x";
+        assertArrayEquals(new Object[] {null, null}, convert(columns, "{\"q\":1}"));
+        assertArrayEquals(new Object[] {null, null}, convert(columns, "{\"p\":null}"));
+        assertArrayEquals(new Object[] {null, null}, convert(columns, "{\"p\":\"null\"}"));
+        assertArrayEquals(new Object[] {null, null}, convert(columns, "{\"p\":\" null\\n\"}"));
+        assertArrayEquals(new Object[] {null, null}, convert(columns, java.util.Collections.singletonMap("p", null)));
+        assertArrayEquals(new Object[] {null, null}, convert(columns, Map.of("p", "null".getBytes(StandardCharsets.UTF_8))));
+        assertArrayEquals(new Object[] {"\"null\""}, convert("r:string=raw(p)", "{\"p\":\"\\\"null\\\"\"}"));
+        assertArrayEquals(new Object[] {"nullx"}, convert("r:string=raw(p)", Map.of("p", "nullx")));
+        assertArrayEquals(new Object[] {"{}", null}, convert(columns, "{\"p\":\"{}\"}"));
     }
 
     @Test

@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.deltasink.model.Column;
 import io.deltasink.model.ColumnType;
 import io.deltasink.model.RowSchema;
+import io.deltasink.proc.Preset;
 import io.deltasink.testing.SensorEvents.Event;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
@@ -30,7 +31,8 @@ class SeedMappingTest {
             + "battery:int=payload.battery, power:double=payload.power, voltage:double=payload.voltage, "
             + "current:double=payload.current, energy:double=payload.energy, plug_state:string=payload.state, "
             + "raw_payload:string=raw(payload), processed_at:timestamp=@now, event_date:date=date(event_time)";
-    static final Set<String> SEED_NOT_NULL = Set.of("device_id", "device_type");
+    /** What a sensor event cannot do without: its device, its timestamp, its payload (and so its date). */
+    static final Set<String> SEED_NOT_NULL = Set.of("device_id", "device_type", "event_time", "raw_payload", "event_date");
 
     static final Instant NOW = Instant.parse("2026-06-22T10:00:00.654321Z");
     static final long NOW_MICROS = 1_782_122_400_654_321L;
@@ -47,7 +49,7 @@ class SeedMappingTest {
         List<Column> expected = List.of(
                 Column.of("device_id", ColumnType.STRING, false),
                 Column.of("device_type", ColumnType.STRING, false),
-                Column.of("event_time", ColumnType.TIMESTAMP, true),
+                Column.of("event_time", ColumnType.TIMESTAMP, false),
                 Column.of("linkquality", ColumnType.INT, true),
                 Column.of("contact", ColumnType.BOOLEAN, true),
                 Column.of("battery", ColumnType.INT, true),
@@ -56,11 +58,19 @@ class SeedMappingTest {
                 Column.of("current", ColumnType.DOUBLE, true),
                 Column.of("energy", ColumnType.DOUBLE, true),
                 Column.of("plug_state", ColumnType.STRING, true),
-                Column.of("raw_payload", ColumnType.STRING, true),
+                Column.of("raw_payload", ColumnType.STRING, false),
                 Column.of("processed_at", ColumnType.TIMESTAMP, true),
-                Column.of("event_date", ColumnType.DATE, true));
+                Column.of("event_date", ColumnType.DATE, false));
         assertEquals(expected, converter.schema().columns());
         assertEquals(new RowSchema(expected), ColumnMapping.parse(SEED_COLUMNS, SEED_NOT_NULL).schema());
+    }
+
+    @Test
+    void theShippedPresetsHoldTheSeedMapping() {
+        for (Preset preset : List.of(Preset.sensorEventsLocal(), Preset.sensorEventsMinio())) {
+            assertEquals(SEED_COLUMNS, preset.config().get("columns"), preset.name());
+            assertEquals(SEED_NOT_NULL, Set.of(preset.config().get("columns.not.null").split(",")), preset.name());
+        }
     }
 
     @Test
@@ -125,12 +135,13 @@ class SeedMappingTest {
         assertEquals(e.epochDay(), row[13]);
 
         // 23:30 at -02:00 is 01:30 UTC the next day
-        String late = "{\"device_id\":\"d\",\"device_type\":\"smart_plug\",\"ingested_at\":\"2026-06-22T23:30:00-02:00\"}";
+        String late = "{\"device_id\":\"d\",\"device_type\":\"smart_plug\",\"ingested_at\":\"2026-06-22T23:30:00-02:00\","
+                + "\"payload\":\"{}\"}";
         Object[] lateRow = convert(late);
         assertEquals((int) LocalDate.of(2026, 6, 23).toEpochDay(), lateRow[13]);
         assertEquals(micros("2026-06-23T01:30:00Z"), lateRow[2]);
-        assertNull(lateRow[3], "no payload: payload columns are null");
-        assertNull(lateRow[11]);
+        assertNull(lateRow[3], "an empty payload: payload columns are null");
+        assertEquals("{}", lateRow[11]);
     }
 
     @Test

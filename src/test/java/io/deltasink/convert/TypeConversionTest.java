@@ -153,11 +153,12 @@ class TypeConversionTest {
     }
 
     @Test
-    void timestampTakesEpochMillisDatesAndInstants() {
-        assertEquals(1_750_583_760_000_000L, convert("timestamp", 1_750_583_760_000L));
-        assertEquals(1_750_583_760_000_000L, convertJson("timestamp", "1750583760000"));
-        assertEquals(1_750_583_760_000_500L, convert("timestamp", 1_750_583_760_000.5));
-        assertEquals(1_750_583_760_000_000L, convert("timestamp", "1750583760000"));
+    void timestampTakesDatesInstantsAndNumbersInTheColumnsUnit() {
+        assertEquals(1_750_583_760_000_000L, convert("timestamp(millis)", 1_750_583_760_000L));
+        assertEquals(1_750_583_760_000_000L, convertJson("timestamp(millis)", "1750583760000"));
+        assertEquals(1_750_583_760_000_500L, convert("timestamp(millis)", 1_750_583_760_000.5));
+        assertEquals(1_750_583_760_000_000L, convert("timestamp(millis)", "1750583760000"));
+        assertTrue(error("timestamp", 1_750_583_760_000L).contains("needs its unit"));
         assertEquals(1_750_583_760_123_000L, convert("timestamp", new java.util.Date(1_750_583_760_123L)));
         assertEquals(1_750_583_760_123_456L, convert("timestamp", Instant.ofEpochSecond(1_750_583_760L, 123_456_789)));
     }
@@ -202,6 +203,27 @@ class TypeConversionTest {
         assertTrue(error("decimal(4,2)", "99.995").contains("holds at most 4"));
         assertTrue(error("decimal(10,2)", "abc").contains("cannot convert text to decimal(10,2): not a number"));
         assertTrue(error("decimal(10,2)", true).contains("cannot convert boolean to decimal(10,2)"));
+    }
+
+    @Test
+    void numbersWithHugeExponentsAreRejectedOrRoundedWithoutHugeArithmetic() throws BadValueException {
+        // exact arithmetic on 1e-99999999 or 1e99999999 (a BigDecimal from 12 characters of JSON) runs for minutes
+        assertEquals(BigDecimal.valueOf(1, 61), Coercions.bounded(new BigDecimal("1e-99999999"), "x"));
+        assertEquals(BigDecimal.valueOf(-1, 61), Coercions.bounded(new BigDecimal("-7e-99999999"), "x"));
+        assertEquals(new BigDecimal("1e59"), Coercions.bounded(new BigDecimal("1e59"), "x"));
+        assertThrows(BadValueException.class, () -> Coercions.bounded(new BigDecimal("1e99999999"), "x"));
+
+        assertEquals(new BigDecimal("0.00"), convertJson("decimal(10,2)", "1e-99999999"));
+        assertEquals(new BigDecimal("-0.00"), convertJson("decimal(10,2)", "-1e-99999999"));
+        assertEquals(0L, convertJson("timestamp(seconds)", "1e-99999999"));
+        assertEquals(-1L, convertJson("timestamp(seconds)", "-1e-99999999"));
+        assertEquals(0.0, convertJson("double", "1e-99999999"));
+        assertTrue(jsonError("decimal(10,2)", "1e99999999").contains("out of range for decimal(10,2)"));
+        assertTrue(jsonError("long", "1e99999999").contains("out of range for long"));
+        assertTrue(jsonError("int", "1e-99999999").contains("it has a fraction"));
+        assertTrue(jsonError("timestamp(nanos)", "1e99999999").contains("out of range for timestamp"));
+        assertTrue(jsonError("date", "1e99999999").contains("out of range for date"));
+        assertTrue(error("long", "1e99999999").contains("out of range for long"));
     }
 
     @Test

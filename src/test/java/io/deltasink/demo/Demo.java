@@ -230,7 +230,10 @@ public final class Demo {
                 "this is not JSON",
                 "{\"device_type\":\"smart_plug\",\"ingested_at\":\"2026-06-22T10:00:00+00:00\",\"payload\":\"{}\"}",
                 "{\"device_id\":\"door-99\",\"device_type\":\"door_window\",\"ingested_at\":\"yesterday\","
-                        + "\"payload\":\"{\\\"contact\\\": true}\"}");
+                        + "\"payload\":\"{\\\"contact\\\": true}\"}",
+                "{\"device_id\":\"plug-98\",\"device_type\":\"smart_plug\",\"ingested_at\":\"2026-06-22T10:00:00+00:00\"}",
+                "{\"device_id\":\"plug-97\",\"device_type\":\"smart_plug\",\"ingested_at\":\"9999-12-31T23:00:00-05:00\","
+                        + "\"payload\":\"{\\\"power\\\": 1.5}\"}");
         int plugs = 0;
         int doors = 0;
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),

@@ -84,6 +84,11 @@ class ConfigValidateIT {
         config.put("s3.access.key", SECRET);
         String message = assertOnlyError(config, "s3.secret.key", "s3.secret.key is required when s3.access.key is set");
         assertTrue(!message.contains(SECRET), message);
+        // the response echoes every field's value: the access key is a password, shown hidden
+        for (ConfigInfo info : validate(config).configs()) {
+            String value = info.configValue().value();
+            assertTrue(value == null || !value.contains(SECRET), () -> info.configValue().name() + " echoes " + value);
+        }
     }
 
     @Test
@@ -113,6 +118,13 @@ class ConfigValidateIT {
         Map<String, String> config = preset();
         config.put("txn.app.id.template", "${connector}/${topic}/${partiton}");
         assertOnlyError(config, "txn.app.id.template", "unknown placeholder ${partiton}");
+    }
+
+    @Test
+    void appIdTemplateThatGivesTwoPartitionsTheSameAppId() {
+        Map<String, String> config = preset();
+        config.put("txn.app.id.template", "${connector}/${topic}${partition}");
+        assertOnlyError(config, "txn.app.id.template", "can get the same appId");
     }
 
     @Test

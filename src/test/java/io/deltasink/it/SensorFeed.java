@@ -66,7 +66,23 @@ final class SensorFeed {
         /** the timestamp column gets something that is not a timestamp */
         WRONG_TYPE_INGESTED_AT,
         /** a NOT NULL column (device_id) is missing */
-        MISSING_DEVICE_ID
+        MISSING_DEVICE_ID,
+        /** the partition column device_type is missing */
+        MISSING_DEVICE_TYPE,
+        /** the event timestamp is missing, so is its date */
+        MISSING_INGESTED_AT,
+        /** there is no payload */
+        MISSING_PAYLOAD,
+        /** the payload is JSON null */
+        NULL_PAYLOAD,
+        /** the payload is a boolean, so payload.power cannot be read */
+        SCALAR_PAYLOAD,
+        /** the timestamp is in year 10000 once normalised to UTC */
+        INGESTED_AT_YEAR_10000,
+        /** the timestamp is epoch seconds, a number without a unit */
+        INGESTED_AT_EPOCH_SECONDS,
+        /** the partition column device_type holds an unpaired UTF-16 surrogate (a JSON escape) */
+        UNPAIRED_SURROGATE
     }
 
     /** A bad record of the given kind, made from good event {@code i}. */
@@ -80,6 +96,16 @@ final class SensorFeed {
             case WRONG_TYPE_LINKQUALITY -> withPayload(good, p -> p.put("linkquality", "abc"));
             case WRONG_TYPE_INGESTED_AT -> with(good, n -> n.put("ingested_at", "yesterday"));
             case MISSING_DEVICE_ID -> with(good, n -> n.remove("device_id"));
+            case MISSING_DEVICE_TYPE -> with(good, n -> n.remove("device_type"));
+            case MISSING_INGESTED_AT -> with(good, n -> n.remove("ingested_at"));
+            case MISSING_PAYLOAD -> with(good, n -> n.remove("payload"));
+            case NULL_PAYLOAD -> with(good, n -> n.putNull("payload"));
+            case SCALAR_PAYLOAD -> with(good, n -> n.put("payload", true));
+            case INGESTED_AT_YEAR_10000 -> with(good, n -> n.put("ingested_at", "9999-12-31T23:00:00-05:00"));
+            case INGESTED_AT_EPOCH_SECONDS -> with(good, n -> n.put("ingested_at", 1_782_119_730L));
+            // the escape itself: a producer's UTF-8 encoder would turn the lone char into '?'
+            case UNPAIRED_SURROGATE -> with(good, n -> n.put("device_type", "smart_plug_LONE"))
+                    .replace("_LONE", "\\ud800");
         };
         return new Message(partition, key, value, Kind.BAD);
     }

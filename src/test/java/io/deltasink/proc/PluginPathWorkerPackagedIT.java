@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
@@ -51,14 +51,16 @@ import io.deltasink.testing.SensorEvents;
  * {@code PUT /connectors/<name>/config} from the example config the zip ships in etc/, consumes
  * a topic on a real broker to its end, and the table is read back with the independent reader.
  *
- * <p>Once on a Java 17 worker and once on a Java 25 worker (a Pi's worker may be either); the Java
- * 25 run writes zstd, the Java 17 run the default snappy, so both codecs' native libraries from
- * lib/ are loaded by a worker.
+ * <p>On the Kafka version the project builds against, once on Java 17 and once on Java 25 (a Pi's
+ * worker may be either; the Java 25 run writes zstd, the Java 17 runs the default snappy, so both
+ * codecs' native libraries from lib/ are loaded by a worker); and on the oldest Kafka the plugin
+ * supports (3.9: slf4j 1.7 with reload4j, no per-plugin metrics) with a smaller feed. Each run also
+ * goes through the offsets API (KIP-875): GET shows the table's positions, and a PATCH on the
+ * stopped connector is written into the table.
  */
 class PluginPathWorkerPackagedIT {
     private static final String CONNECTOR_CLASS = "io.deltasink.DeltaSinkConnector";
     private static final int PARTITIONS = 3;
-    private static final int EVENTS = 3_000;
 
     private static EmbeddedKafkaCluster kafka;
 
@@ -75,34 +77,38 @@ class PluginPathWorkerPackagedIT {
         }
     }
 
-    @ParameterizedTest(name = "Java {0} worker, {1}")
-    @CsvSource({"17, snappy", "25, zstd"})
+    @ParameterizedTest(name = "Java {0}, {1} Kafka worker, {2}, {3} events")
+    @CsvSource({"17, CURRENT, snappy, 3000", "25, CURRENT, zstd, 3000", "17, OLDEST, snappy, 300"})
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
-    void workerLoadsThePluginFromPluginPathAndWritesTheTopicToATable(int javaFeature, String codec) throws Exception {
-        Path work = Files.createTempDirectory(Path.of("target"), "plugin-path-java" + javaFeature + "-").toAbsolutePath();
+    void workerLoadsThePluginFromPluginPathAndWritesTheTopicToATable(int javaFeature, PlainWorker kind, String codec,
+                                                                     int events) throws Exception {
+        String label = "java" + javaFeature + "-kafka" + kind.kafkaVersion();
+        Path work = Files.createTempDirectory(Path.of("target"), "plugin-path-" + label + "-").toAbsolutePath();
         Path pluginPath = work.resolve("plugins");
         Files.createDirectories(pluginPath);
         Path component = ComponentZip.unzipInto(pluginPath);
 
         Path javaHome = Jdks.require(javaFeature);
-        String classPath = workerClassPath();
+        String classPath = kind.classPath();
         WorkerProcess.Launch launch = new WorkerProcess.Launch(javaHome, classPath);
 
-        String topic = "sensor-events-java" + javaFeature;
+        String topic = "sensor-events-" + label;
         Path table = work.resolve("sensor_events");
         Preset preset = Preset.load(component.resolve("etc").resolve("sensor-events-local.json"))
                 .with("topics", topic)
                 .with("table.location", table.toString())
                 .with("parquet.compression", codec)
                 .withExtraColumns("kafka_partition:int=@partition", "kafka_offset:long=@offset");
-        String connector = preset.name() + "-java" + javaFeature;
+        String connector = preset.name() + "-" + label;
 
-        WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "plugin-path-java" + javaFeature,
+        WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "plugin-path-" + label,
                 work.resolve("worker"), "384m", List.of(), Map.of("plugin.path", pluginPath.toString()), launch);
         try (Admin admin = kafka.createAdminClient()) {
             kafka.createTopic(topic, PARTITIONS);
-            produce(topic);
+            produce(topic, events);
             worker.start();
+            assertEquals(kind.kafkaVersion(), worker.serverInfo().path("version").asText(),
+                    "Kafka version of the worker in GET /");
 
             JsonNode plugin = findPlugin(worker.connectorPlugins());
             assertEquals("sink", plugin.path("type").asText(), "plugin type in GET /connector-plugins");
@@ -120,9 +126,11 @@ class PluginPathWorkerPackagedIT {
             assertTrue(log.contains("Loading plugin from: " + component), "the worker loaded the plugin from "
                     + component + " (plugin.path); log:\n" + worker.logTail(80));
             assertFalse(log.contains("ClassNotFoundException") || log.contains("NoClassDefFoundError")
-                    || log.contains("UnsatisfiedLinkError"), "class loading errors in the worker log:\n" + log);
+                    || log.contains("UnsatisfiedLinkError") || log.contains("NoSuchMethodError")
+                    || log.contains("AbstractMethodError"), "linkage errors in the worker log:\n" + log);
 
-            verifyTable(table, codec);
+            verifyTable(table, codec, events);
+            verifyOffsetsApi(worker, connector, topic, table, ends);
         } finally {
             worker.stop();
         }
@@ -144,19 +152,57 @@ class PluginPathWorkerPackagedIT {
         }
     }
 
-    /** connect-runtime and its dependencies only: the connector must come from plugin.path. */
-    private static String workerClassPath() throws IOException {
-        String file = System.getProperty("connect.worker.classpath");
-        assertTrue(file != null && Files.isRegularFile(Path.of(file)),
-                "no worker class path file " + file + " (written by the build in pre-integration-test)");
-        String classPath = Files.readString(Path.of(file)).trim();
-        for (String entry : classPath.split(File.pathSeparator)) {
-            assertTrue(entry.endsWith(".jar"), "worker class path entry is not a jar: " + entry);
-            assertFalse(Path.of(entry).getFileName().toString().startsWith("kafka-connect-delta-sink")
-                    || entry.contains("delta-kernel"), "connector on the worker class path: " + entry);
+    /**
+     * KIP-875 through this worker: GET offsets shows the table's positions (the consumer group
+     * follows the table); PATCH on the stopped connector goes through the connector's alterOffsets
+     * into the table, as a commit that moves partition 0 one record back.
+     */
+    private static void verifyOffsetsApi(WorkerProcess worker, String connector, String topic, Path table,
+                                         Map<TopicPartition, Long> ends) throws IOException, InterruptedException {
+        Map<Integer, Long> positions = new TreeMap<>();
+        ends.forEach((tp, offset) -> positions.put(tp.partition(), offset));
+        awaitRestOffsets(worker, connector, topic, positions);
+
+        worker.stopConnector(connector);
+        long before = TableProgress.latestVersion(table);
+        long moved = positions.get(0) - 1;
+        worker.patchSinkOffsets(connector, topic, Map.of(0, moved));
+        positions.put(0, moved);
+
+        long after = TableProgress.latestVersion(table);
+        assertEquals(before + 1, after, "table versions after PATCH offsets (one commit)");
+        assertEquals("Manual Update", DeltaTableReader.commitOperations(table.toString()).get(after),
+                "operation of the commit written by PATCH offsets");
+        Map<Integer, Long> txn = new TreeMap<>();
+        TableProgress.txnVersions(table, connector, ends.keySet())
+                .forEach((tp, v) -> txn.put(tp.partition(), v.orElse(null)));
+        assertEquals(positions, txn, "txn versions after PATCH offsets");
+        assertEquals(positions, restOffsets(worker, connector, topic), "GET offsets after PATCH offsets");
+    }
+
+    private static void awaitRestOffsets(WorkerProcess worker, String connector, String topic, Map<Integer, Long> want)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        Map<Integer, Long> seen = restOffsets(worker, connector, topic);
+        while (!want.equals(seen)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("GET offsets shows " + seen + ", the table holds " + want);
+            }
+            Thread.sleep(200);
+            seen = restOffsets(worker, connector, topic);
         }
-        assertTrue(classPath.contains("connect-runtime-"), "connect-runtime on the worker class path: " + classPath);
-        return classPath;
+    }
+
+    /** GET /connectors/{name}/offsets as Kafka partition -> offset of {@code topic}. */
+    private static Map<Integer, Long> restOffsets(WorkerProcess worker, String connector, String topic)
+            throws IOException, InterruptedException {
+        Map<Integer, Long> out = new TreeMap<>();
+        for (JsonNode o : worker.connectorOffsets(connector).path("offsets")) {
+            if (topic.equals(o.path("partition").path("kafka_topic").asText())) {
+                out.put(o.path("partition").path("kafka_partition").asInt(), o.path("offset").path("kafka_offset").asLong());
+            }
+        }
+        return out;
     }
 
     private static JsonNode findPlugin(JsonNode plugins) {
@@ -168,12 +214,12 @@ class PluginPathWorkerPackagedIT {
         throw new AssertionError(CONNECTOR_CLASS + " not in GET /connector-plugins: " + plugins);
     }
 
-    private static void produce(String topic) throws Exception {
+    private static void produce(String topic, int events) throws Exception {
         Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
                 ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 5);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
                 new StringSerializer())) {
-            for (int seq = 0; seq < EVENTS; seq++) {
+            for (int seq = 0; seq < events; seq++) {
                 SensorEvents.Event e = SensorEvents.event(seq);
                 producer.send(new ProducerRecord<>(topic, seq % PARTITIONS, e.deviceId(), e.json()));
             }
@@ -182,9 +228,9 @@ class PluginPathWorkerPackagedIT {
     }
 
     /** Every event once, each row holding the event its partition and offset were produced with. */
-    private static void verifyTable(Path table, String codec) throws IOException {
+    private static void verifyTable(Path table, String codec, int events) throws IOException {
         List<Map<String, Object>> rows = DeltaTableReader.readAll(table.toString());
-        assertEquals(EVENTS, rows.size(), "rows in the table");
+        assertEquals(events, rows.size(), "rows in the table");
         Set<String> seen = new TreeSet<>();
         List<String> mismatches = new ArrayList<>();
         for (Map<String, Object> row : rows) {
@@ -197,7 +243,7 @@ class PluginPathWorkerPackagedIT {
                 mismatches.add(partition + "@" + offset + ": " + row);
             }
         }
-        assertEquals(EVENTS, seen.size(), "distinct (partition, offset) pairs");
+        assertEquals(events, seen.size(), "distinct (partition, offset) pairs");
         assertTrue(mismatches.isEmpty(), "rows not matching the produced events: " + mismatches);
         // the codec from the Parquet footers: the worker really loaded the codec's native library
         try (var files = Files.walk(table)) {

@@ -100,6 +100,7 @@ public final class WorkerProcess implements AutoCloseable {
         starts++;
         Path props = writeWorkerProperties();
         Path log4j = writeLogConfig();
+        Path reload4j = writeReload4jConfig();
         Path argFile = workDir.resolve("jvm.args");
         Files.writeString(argFile, "-cp " + quote(launch.classPath()) + "\n");
 
@@ -107,18 +108,24 @@ public final class WorkerProcess implements AutoCloseable {
         command.add(launch.javaHome().resolve("bin").resolve("java").toString());
         command.add("-Xmx" + maxHeap);
         command.addAll(jvmArgs);
+        // the worker's logging backend reads its own: log4j2 (Kafka 4) or reload4j (Kafka 3)
         command.add("-Dlog4j2.configurationFile=" + log4j.toUri());
+        command.add("-Dlog4j.configuration=" + reload4j.toUri());
         command.add("@" + argFile);
         command.add("org.apache.kafka.connect.cli.ConnectDistributed");
         command.add(props.toString());
 
         Files.writeString(logFile, "===== start " + starts + " at " + Instant.now() + ", port " + port + " =====\n",
                 StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-        process = new ProcessBuilder(command)
+        ProcessBuilder builder = new ProcessBuilder(command)
                 .directory(workDir.toFile())
                 .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-                .start();
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+        if (launch.environment() != null) {
+            builder.environment().clear();
+            builder.environment().putAll(launch.environment());
+        }
+        process = builder.start();
         awaitRest();
     }
 
@@ -219,6 +226,63 @@ public final class WorkerProcess implements AutoCloseable {
         HttpResponse<String> response = send(HttpRequest.newBuilder(uri("/connector-plugins")).GET());
         if (response.statusCode() != 200) {
             throw new IOException("GET /connector-plugins: HTTP " + response.statusCode() + ": " + response.body());
+        }
+        return JSON.readTree(response.body());
+    }
+
+    /** GET /: the worker's Kafka version ({@code version}), commit and Kafka cluster id. */
+    public JsonNode serverInfo() throws IOException, InterruptedException {
+        return getJson("/");
+    }
+
+    /** GET /connectors/{name}/offsets (KIP-875): a sink's consumer group offsets. */
+    public JsonNode connectorOffsets(String name) throws IOException, InterruptedException {
+        return getJson("/connectors/" + name + "/offsets");
+    }
+
+    /** PUT /connectors/{name}/stop: the connector and its tasks stop, its config stays. */
+    public void stopConnector(String name) throws IOException, InterruptedException {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(uri("/connectors/" + name + "/stop"))
+                .PUT(HttpRequest.BodyPublishers.noBody()));
+        if (response.statusCode() != 202 && response.statusCode() != 204) {
+            throw new IOException("PUT stop " + name + ": HTTP " + response.statusCode() + ": " + response.body());
+        }
+    }
+
+    /**
+     * PATCH /connectors/{name}/offsets of a stopped sink connector, retried (up to 60 s) while its
+     * tasks are still stopping. Returns the response body.
+     *
+     * @param offsets Kafka partition of {@code topic} -> the next offset to read
+     */
+    public JsonNode patchSinkOffsets(String name, String topic, Map<Integer, Long> offsets)
+            throws IOException, InterruptedException {
+        List<Map<String, Object>> entries = new ArrayList<>();
+        offsets.forEach((partition, offset) -> entries.add(Map.of(
+                "partition", Map.of("kafka_topic", topic, "kafka_partition", partition),
+                "offset", Map.of("kafka_offset", offset))));
+        String body = JSON.writeValueAsString(Map.of("offsets", entries));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            HttpResponse<String> response = send(HttpRequest.newBuilder(uri("/connectors/" + name + "/offsets"))
+                    .header("Content-Type", "application/json")
+                    .method("PATCH", HttpRequest.BodyPublishers.ofString(body)));
+            if (response.statusCode() == 200) {
+                return JSON.readTree(response.body());
+            }
+            boolean stopping = response.body().contains("haven't stopped completely");
+            if (!stopping || System.nanoTime() > deadline) {
+                throw new IOException("PATCH offsets of " + name + ": HTTP " + response.statusCode() + ": "
+                        + response.body());
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    private JsonNode getJson(String path) throws IOException, InterruptedException {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(uri(path)).GET());
+        if (response.statusCode() != 200) {
+            throw new IOException("GET " + path + ": HTTP " + response.statusCode() + ": " + response.body());
         }
         return JSON.readTree(response.body());
     }
@@ -378,11 +442,54 @@ public final class WorkerProcess implements AutoCloseable {
         return file;
     }
 
-    /** The worker JVM's JDK and class path. */
-    public record Launch(Path javaHome, String classPath) {
+    /** The same levels as {@link #writeLogConfig()} for a worker that logs through reload4j (Kafka 3). */
+    private Path writeReload4jConfig() throws IOException {
+        String config = String.join("\n",
+                "log4j.rootLogger=WARN, stdout",
+                "log4j.appender.stdout=org.apache.log4j.ConsoleAppender",
+                "log4j.appender.stdout.layout=org.apache.log4j.PatternLayout",
+                "log4j.appender.stdout.layout.ConversionPattern=[%d{HH:mm:ss,SSS}] %-5p %c{1}: %m (%t)%n",
+                "log4j.logger.io.deltasink=INFO",
+                "log4j.logger.org.apache.kafka.connect.runtime.WorkerSinkTask=INFO",
+                "log4j.logger.org.apache.kafka.connect.runtime.distributed.DistributedHerder=INFO",
+                "log4j.logger.org.apache.kafka.connect.runtime.isolation.PluginScanner=INFO",
+                "");
+        Path file = workDir.resolve("worker-log4j.properties");
+        Files.writeString(file, config, StandardCharsets.UTF_8);
+        return file;
+    }
+
+    /**
+     * The worker JVM's JDK, class path and environment.
+     *
+     * @param environment the worker's whole environment, or null for this JVM's
+     */
+    public record Launch(Path javaHome, String classPath, Map<String, String> environment) {
+        public Launch {
+            environment = environment == null ? null : Map.copyOf(environment);
+        }
+
+        /** This JVM's environment. */
+        public Launch(Path javaHome, String classPath) {
+            this(javaHome, classPath, null);
+        }
+
         /** This JVM's JDK and class path: the connector is on the worker's class path. */
         public static Launch testClassPath() {
             return new Launch(Path.of(System.getProperty("java.home")), ChildClasspath.current());
+        }
+
+        /**
+         * The same launch in the C locale: this JVM's environment without {@code LANG},
+         * {@code LANGUAGE} and every {@code LC_*} variable, then {@code LC_ALL=C}. Java then takes
+         * ASCII for file names ({@code sun.jnu.encoding}) and, before Java 18, for
+         * {@code file.encoding} too, as on a minimal server or container without a locale.
+         */
+        public Launch inCLocale() {
+            Map<String, String> env = new LinkedHashMap<>(environment == null ? System.getenv() : environment);
+            env.keySet().removeIf(k -> k.equals("LANG") || k.equals("LANGUAGE") || k.startsWith("LC_"));
+            env.put("LC_ALL", "C");
+            return new Launch(javaHome, classPath, env);
         }
     }
 

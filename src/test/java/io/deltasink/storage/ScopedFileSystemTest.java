@@ -116,7 +116,7 @@ class ScopedFileSystemTest {
             for (int p = 0; p < TPS.size(); p++) {
                 session.put(events(p, c * 100L, 100));
             }
-            Map<TopicPartition, OffsetAndMetadata> offsets = session.commit();
+            Map<TopicPartition, OffsetAndMetadata> offsets = session.commit(Map.of());
             assertEquals(new OffsetAndMetadata((c + 1) * 100L), offsets.get(TPS.get(0)));
         }
         session.stop();

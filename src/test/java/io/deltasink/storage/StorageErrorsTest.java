@@ -113,4 +113,19 @@ class StorageErrorsTest {
         String m = local.message(kernel(new AccessDeniedException("/data/events/_delta_log")));
         assertTrue(m.startsWith("Permission denied writing table file:/data/events"), m);
     }
+
+    @Test
+    void aLocalTableThatTimesOutIsAFileSystemProblemNotS3() {
+        StorageErrors local = new StorageErrors("file:/mnt/nas/events", "", "us-east-1", false);
+        for (IOException cause : new IOException[] {new SocketTimeoutException("Read timed out"),
+                new ConnectException("Connection refused"), new IOException(new UnknownHostException("nas"))}) {
+            RuntimeException failure = kernel(cause);
+            String m = local.message(failure);
+            assertTrue(m.contains("/mnt/nas/events") && m.contains("file system") && m.contains("mount"), m);
+            assertFalse(m.contains("S3") || m.contains("s3."), m);
+            assertEquals("table.location", local.setting(failure), m);
+        }
+        String reset = local.message(kernel(new java.net.SocketException("Connection reset")));
+        assertTrue(reset.contains("/mnt/nas/events") && reset.toLowerCase(java.util.Locale.ROOT).contains("file system"), reset);
+    }
 }

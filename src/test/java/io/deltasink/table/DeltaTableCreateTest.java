@@ -16,11 +16,13 @@ import io.delta.kernel.transaction.DataLayoutSpec;
 import io.delta.kernel.utils.CloseableIterable;
 import io.deltasink.model.Column;
 import io.deltasink.model.ColumnType;
+import io.deltasink.model.PartitionSpec;
 import io.deltasink.model.RowSchema;
 import io.deltasink.testing.DeltaTableReader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -166,6 +168,22 @@ class DeltaTableCreateTest {
     }
 
     @Test
+    void partitionColumnsFollowTheSharedRulesBeforeAnythingIsWritten() {
+        String path = Fixtures.tablePath(dir);
+        RowSchema withBinary = new RowSchema(List.of(Column.of("id", ColumnType.LONG, false),
+                Column.of("raw", ColumnType.BINARY, true)));
+        RowSchema one = new RowSchema(List.of(Column.of("id", ColumnType.LONG, false)));
+        Map<RowSchema, List<String>> cases = Map.of(SCHEMA, List.of("device_type", "device_type"),
+                withBinary, List.of("raw"), one, List.of("id"));
+        cases.forEach((schema, partitions) -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new DeltaTable(
+                    Fixtures.engine(), path).createOrCheck(schema, partitions, Map.of(), ENGINE_INFO), partitions::toString);
+            assertEquals(String.join("; ", PartitionSpec.problems(schema, partitions)), e.getMessage());
+            assertTrue(new DeltaTable(Fixtures.engine(), path).latest().isEmpty(), "no table for " + partitions);
+        });
+    }
+
+    @Test
     void theLoserOfACreateRaceChecksTheWinnersTable() {
         String path = Fixtures.tablePath(dir);
         Engine plain = Fixtures.engine();
@@ -191,5 +209,15 @@ class DeltaTableCreateTest {
         TableMismatchException e = assertThrows(TableMismatchException.class,
                 () -> new DeltaTable(racing, path).createOrCheck(SCHEMA, PARTITIONS, Map.of(), ENGINE_INFO));
         assertTrue(e.getMessage().contains("column 'x' (integer) is in the table but not in the mapping"), e.getMessage());
+    }
+
+    @Test
+    void aJvmWhoseLocaleWritesOtherDigitsIsRefusedBeforeKernelNamesALogFile() {
+        for (String ok : new String[] {"en-US", "de-DE", "fr-CH", "hi-IN", "und"}) {
+            DeltaTable.checkDigits(Locale.forLanguageTag(ok));
+        }
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> DeltaTable.checkDigits(Locale.forLanguageTag("ar-EG")));
+        assertTrue(e.getMessage().contains("ar-EG") && e.getMessage().contains("-Duser.language=en"), e.getMessage());
     }
 }

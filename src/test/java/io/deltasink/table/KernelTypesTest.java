@@ -12,6 +12,7 @@ import io.delta.kernel.types.BooleanType;
 import io.delta.kernel.types.DateType;
 import io.delta.kernel.types.DecimalType;
 import io.delta.kernel.types.DoubleType;
+import io.delta.kernel.types.FloatType;
 import io.delta.kernel.types.IntegerType;
 import io.delta.kernel.types.LongType;
 import io.delta.kernel.types.StringType;
@@ -53,7 +54,46 @@ class KernelTypesTest {
         assertEquals(-1_000L, KernelTypes.ceilToMillis(-1_001L));
         assertEquals(0L, KernelTypes.ceilToMillis(-999L));
         assertEquals(Literal.ofTimestamp(2_000L), KernelTypes.statLiteral("t", TimestampType.TIMESTAMP, 1_001L, MAX).get());
-        assertEquals(Literal.ofTimestamp(1_001L), KernelTypes.statLiteral("t", TimestampType.TIMESTAMP, 1_001L, MIN).get());
+    }
+
+    @Test
+    void minTimestampsAreFlooredToTheMillisecondAlsoBefore1970() {
+        assertEquals(-1_000L, KernelTypes.floorToMillis(-1L));
+        assertEquals(-2_000L, KernelTypes.floorToMillis(-1_001L));
+        assertEquals(1_000L, KernelTypes.floorToMillis(1_999L));
+        assertEquals(Literal.ofTimestamp(1_000L), KernelTypes.statLiteral("t", TimestampType.TIMESTAMP, 1_001L, MIN).get());
+        assertEquals(Literal.ofTimestamp(-1_000L), KernelTypes.statLiteral("t", TimestampType.TIMESTAMP, -1L, MIN).get());
+        assertEquals(Literal.ofTimestamp(0L), KernelTypes.statLiteral("t", TimestampType.TIMESTAMP, -1L, MAX).get());
+    }
+
+    @Test
+    void boundsOutsideTheProtocolsRangeAreLeftOut() {
+        long lastMicro = 253_402_300_799_999_999L; // 9999-12-31T23:59:59.999999Z
+        assertEquals(Optional.empty(), KernelTypes.statLiteral("t", TimestampType.TIMESTAMP, lastMicro, MAX));
+        assertEquals(Literal.ofTimestamp(lastMicro - 999), KernelTypes.statLiteral("t", TimestampType.TIMESTAMP,
+                lastMicro, MIN).get());
+        long firstMicro = -62_135_596_800_000_000L; // 0001-01-01T00:00:00Z
+        assertEquals(Literal.ofTimestamp(firstMicro), KernelTypes.statLiteral("t", TimestampType.TIMESTAMP,
+                firstMicro, MIN).get());
+        assertEquals(Optional.empty(), KernelTypes.statLiteral("t", TimestampType.TIMESTAMP, firstMicro - 1, MIN));
+        assertEquals(Optional.empty(), KernelTypes.statLiteral("d", DateType.DATE, 2_932_897, MAX)); // 10000-01-01
+        assertEquals(Literal.ofDate(2_932_896), KernelTypes.statLiteral("d", DateType.DATE, 2_932_896, MAX).get());
+        assertEquals(Optional.empty(), KernelTypes.statLiteral("d", DateType.DATE, -719_163, MIN)); // 0000-12-31
+    }
+
+    @Test
+    void nonFiniteFloatingBoundsAndANegativeZeroMinimumAreLeftOut() {
+        for (KernelTypes.Bound bound : KernelTypes.Bound.values()) {
+            for (double d : new double[] {Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY}) {
+                assertEquals(Optional.empty(), KernelTypes.statLiteral("x", DoubleType.DOUBLE, d, bound));
+                assertEquals(Optional.empty(), KernelTypes.statLiteral("x", FloatType.FLOAT, (float) d, bound));
+            }
+        }
+        assertEquals(Optional.empty(), KernelTypes.statLiteral("x", DoubleType.DOUBLE, -0.0, MIN));
+        assertEquals(Optional.empty(), KernelTypes.statLiteral("x", FloatType.FLOAT, -0.0f, MIN));
+        assertEquals(Literal.ofDouble(-0.0), KernelTypes.statLiteral("x", DoubleType.DOUBLE, -0.0, MAX).get());
+        assertEquals(Literal.ofDouble(0.0), KernelTypes.statLiteral("x", DoubleType.DOUBLE, 0.0, MIN).get());
+        assertEquals(Literal.ofFloat(-Float.MAX_VALUE), KernelTypes.statLiteral("x", FloatType.FLOAT, -Float.MAX_VALUE, MIN).get());
     }
 
     @Test

@@ -5,12 +5,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.delta.kernel.Scan;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.TableManager;
+import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.engine.FileReadResult;
+import io.delta.kernel.expressions.Predicate;
+import io.delta.kernel.expressions.PredicateEvaluator;
 import io.delta.kernel.types.BinaryType;
 import io.delta.kernel.types.BooleanType;
 import io.delta.kernel.types.ByteType;
@@ -46,7 +49,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Consumer;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -77,31 +79,119 @@ public final class DeltaTableReader {
     }
 
     public static List<Map<String, Object>> readAll(String tablePath, Configuration conf) {
+        return read(tablePath, conf);
+    }
+
+    /** The latest version with every file read once, to run many filters against (see {@link Loaded}). */
+    public static Loaded load(String tablePath) {
+        Engine engine = DefaultEngine.create(new Configuration());
+        Snapshot snapshot = TableManager.loadSnapshot(tablePath).build(engine);
+        Map<String, List<FilteredColumnarBatch>> files = new LinkedHashMap<>();
+        Scan scan = snapshot.getScanBuilder().build();
+        Row scanState = scan.getScanState(engine);
+        StructType physicalSchema = physicalSchema(snapshot);
+        forEachScanFile(engine, scan, scanFile -> files.put(addPath(scanFile),
+                readFile(engine, scanState, scanFile, physicalSchema)));
+        return new Loaded(engine, snapshot, files);
+    }
+
+    /**
+     * A snapshot and the data of all its files. {@link #query} answers a filter as a reader does:
+     * the files a scan built with the filter keeps after data skipping (partition values and
+     * column statistics), then the rows of those files for which Kernel's predicate evaluator says
+     * true; {@link #matching} evaluates the filter on every file. They differ only when data skipping
+     * dropped a file that holds a match.
+     */
+    public static final class Loaded {
+        private final Engine engine;
+        private final Snapshot snapshot;
+        private final Map<String, List<FilteredColumnarBatch>> files;
+
+        private Loaded(Engine engine, Snapshot snapshot, Map<String, List<FilteredColumnarBatch>> files) {
+            this.engine = engine;
+            this.snapshot = snapshot;
+            this.files = files;
+        }
+
+        public List<Map<String, Object>> query(Predicate filter) {
+            return rows(filesKept(filter), filter);
+        }
+
+        public List<Map<String, Object>> matching(Predicate filter) {
+            return rows(List.copyOf(files.keySet()), filter);
+        }
+
+        /** The add paths (as in the log) of the files a scan with {@code filter} keeps. */
+        public List<String> filesKept(Predicate filter) {
+            List<String> paths = new ArrayList<>();
+            forEachScanFile(engine, snapshot.getScanBuilder().withFilter(filter).build(),
+                    scanFile -> paths.add(addPath(scanFile)));
+            return paths;
+        }
+
+        private List<Map<String, Object>> rows(List<String> paths, Predicate filter) {
+            PredicateEvaluator evaluator = engine.getExpressionHandler().getPredicateEvaluator(snapshot.getSchema(), filter);
+            List<Map<String, Object>> out = new ArrayList<>();
+            for (String path : paths) {
+                for (FilteredColumnarBatch batch : files.get(path)) {
+                    ColumnVector selected = evaluator.eval(batch.getData(), batch.getSelectionVector());
+                    addRows(new FilteredColumnarBatch(batch.getData(), Optional.of(selected)), out);
+                }
+            }
+            return out;
+        }
+    }
+
+    private static List<Map<String, Object>> read(String tablePath, Configuration conf) {
+        Engine engine = DefaultEngine.create(conf);
+        Snapshot snapshot = TableManager.loadSnapshot(tablePath).build(engine);
+        Scan scan = snapshot.getScanBuilder().build();
+        Row scanState = scan.getScanState(engine);
+        StructType physicalSchema = physicalSchema(snapshot);
         List<Map<String, Object>> result = new ArrayList<>();
-        forEachRow(tablePath, conf, row -> result.add(toMap(row)));
+        forEachScanFile(engine, scan, scanFile -> {
+            for (FilteredColumnarBatch batch : readFile(engine, scanState, scanFile, physicalSchema)) {
+                addRows(batch, result);
+            }
+        });
         return result;
     }
 
-    /** The number of rows of the latest version, read with the same scan as {@link #readAll} but not kept. */
+    /** The number of rows of the latest version: the scan of {@link #readAll}, rows counted, not kept. */
     public static long countRows(String tablePath, Configuration conf) {
-        long[] rows = {0};
-        forEachRow(tablePath, conf, row -> rows[0]++);
-        return rows[0];
-    }
-
-    private static void forEachRow(String tablePath, Configuration conf, Consumer<Row> action) {
         Engine engine = DefaultEngine.create(conf);
         Snapshot snapshot = TableManager.loadSnapshot(tablePath).build(engine);
-        Set<String> partitionColumns = Set.copyOf(snapshot.getPartitionColumnNames());
-        StructType physicalSchema = new StructType(snapshot.getSchema().fields().stream()
-                .filter(f -> !partitionColumns.contains(f.getName())).collect(Collectors.toList()));
         Scan scan = snapshot.getScanBuilder().build();
         Row scanState = scan.getScanState(engine);
+        StructType physicalSchema = physicalSchema(snapshot);
+        long[] count = {0};
+        forEachScanFile(engine, scan, scanFile -> {
+            for (FilteredColumnarBatch batch : readFile(engine, scanState, scanFile, physicalSchema)) {
+                try (CloseableIterator<Row> rows = batch.getRows()) {
+                    while (rows.hasNext()) {
+                        rows.next();
+                        count[0]++;
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        });
+        return count[0];
+    }
+
+    private static StructType physicalSchema(Snapshot snapshot) {
+        Set<String> partitionColumns = Set.copyOf(snapshot.getPartitionColumnNames());
+        return new StructType(snapshot.getSchema().fields().stream()
+                .filter(f -> !partitionColumns.contains(f.getName())).collect(Collectors.toList()));
+    }
+
+    private static void forEachScanFile(Engine engine, Scan scan, java.util.function.Consumer<Row> action) {
         try (CloseableIterator<FilteredColumnarBatch> scanFiles = scan.getScanFiles(engine)) {
             while (scanFiles.hasNext()) {
                 try (CloseableIterator<Row> fileRows = scanFiles.next().getRows()) {
                     while (fileRows.hasNext()) {
-                        readFile(engine, scanState, fileRows.next(), physicalSchema, action);
+                        action.accept(fileRows.next());
                     }
                 }
             }
@@ -110,8 +200,14 @@ public final class DeltaTableReader {
         }
     }
 
-    private static void readFile(Engine engine, Row scanState, Row scanFile, StructType physicalSchema,
-                                 Consumer<Row> out) throws IOException {
+    private static String addPath(Row scanFile) {
+        Row add = scanFile.getStruct(scanFile.getSchema().indexOf("add"));
+        return add.getString(add.getSchema().indexOf("path"));
+    }
+
+    /** The logical batches of one scan file (partition values added), held in memory. */
+    private static List<FilteredColumnarBatch> readFile(Engine engine, Row scanState, Row scanFile,
+                                                        StructType physicalSchema) {
         Row add = scanFile.getStruct(scanFile.getSchema().indexOf("add"));
         StructType addSchema = add.getSchema();
         String tableRoot = scanFile.getString(scanFile.getSchema().indexOf("tableRoot"));
@@ -119,18 +215,28 @@ public final class DeltaTableReader {
         String absolute = new Path(new Path(URI.create(tableRoot)), new Path(URI.create(relative))).toString();
         FileStatus file = FileStatus.of(absolute, add.getLong(addSchema.indexOf("size")),
                 add.getLong(addSchema.indexOf("modificationTime")));
-        CloseableIterator<ColumnarBatch> physical = engine.getParquetHandler()
-                .readParquetFiles(singleton(file), physicalSchema, Optional.empty())
-                .map(FileReadResult::getData);
-        try (CloseableIterator<FilteredColumnarBatch> logical =
-                     Scan.transformPhysicalData(engine, scanState, scanFile, physical)) {
-            while (logical.hasNext()) {
-                try (CloseableIterator<Row> rows = logical.next().getRows()) {
-                    while (rows.hasNext()) {
-                        out.accept(rows.next());
-                    }
-                }
+        List<FilteredColumnarBatch> batches = new ArrayList<>();
+        try {
+            CloseableIterator<ColumnarBatch> physical = engine.getParquetHandler()
+                    .readParquetFiles(singleton(file), physicalSchema, Optional.empty())
+                    .map(FileReadResult::getData);
+            try (CloseableIterator<FilteredColumnarBatch> logical =
+                         Scan.transformPhysicalData(engine, scanState, scanFile, physical)) {
+                logical.forEachRemaining(batches::add);
             }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return batches;
+    }
+
+    private static void addRows(FilteredColumnarBatch batch, List<Map<String, Object>> out) {
+        try (CloseableIterator<Row> rows = batch.getRows()) {
+            while (rows.hasNext()) {
+                out.add(toMap(rows.next()));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -188,6 +294,12 @@ public final class DeltaTableReader {
     public static long version(String tablePath, Configuration conf) {
         Engine engine = DefaultEngine.create(conf);
         return TableManager.loadSnapshot(tablePath).build(engine).getVersion();
+    }
+
+    /** The column names of the latest version's schema, in order. */
+    public static List<String> columnNames(String tablePath) {
+        Engine engine = DefaultEngine.create(new Configuration());
+        return TableManager.loadSnapshot(tablePath).build(engine).getSchema().fieldNames();
     }
 
     /** The latest txn version of {@code appId} as Kernel reads it (checkpoints included). */
@@ -249,6 +361,15 @@ public final class DeltaTableReader {
     public static List<JsonNode> actions(String tablePath, long version, String kind) {
         return actions(tablePath, version).stream().filter(a -> a.has(kind)).map(a -> a.get(kind))
                 .collect(Collectors.toList());
+    }
+
+    /** The actions of one kind over the whole log, oldest commit first (local tables). */
+    public static List<JsonNode> allActions(String tablePath, String kind) {
+        List<JsonNode> out = new ArrayList<>();
+        for (long v = 0; v <= version(tablePath); v++) {
+            out.addAll(actions(tablePath, v, kind));
+        }
+        return out;
     }
 
     /** commitInfo.operation of every commit file, keyed by version. */

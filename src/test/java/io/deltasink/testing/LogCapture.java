@@ -35,7 +35,9 @@ public final class LogCapture implements AutoCloseable {
         appender.start();
         config.addAppender(appender);
         for (LoggerConfig logger : config.getLoggers().values()) {
-            logger.addAppender(appender, Level.ALL, null);
+            if (!logger.isAdditive()) { // additive loggers pass their events on to the root: captured there once
+                logger.addAppender(appender, Level.ALL, null);
+            }
         }
         config.getRootLogger().addAppender(appender, Level.ALL, null);
         for (String name : debugLoggers) {

@@ -110,8 +110,11 @@ class FooterStatsTest {
         assertEquals(new BigDecimal(BigInteger.valueOf(lo).multiply(BigInteger.TEN.pow(30)), 5), min.get("dec38"));
         assertEquals(new BigDecimal(BigInteger.valueOf(hi).multiply(BigInteger.TEN.pow(30)), 5), max.get("dec38"));
 
-        // no bounds: long strings, binary, all-null columns; never partition columns
-        for (String none : List.of("long_s", "bin", "all_null", "p")) {
+        // long strings whole (the table layer cuts them to a prefix)
+        assertEquals(LONG_PREFIX + 1, min.get("long_s"));
+        assertEquals(LONG_PREFIX + 999, max.get("long_s"));
+        // no bounds: binary, all-null columns; never partition columns
+        for (String none : List.of("bin", "all_null", "p")) {
             assertFalse(min.containsKey(none), none);
             assertFalse(max.containsKey(none), none);
         }
@@ -142,11 +145,35 @@ class FooterStatsTest {
     }
 
     @Test
-    void shortStringsKeepBoundsUpTo32Characters() {
-        Column s = Column.of("s", ColumnType.STRING, true);
-        String exactly32 = "x".repeat(31) + "é";
-        assertEquals(exactly32, FooterStats.toRowValue(s, org.apache.parquet.io.api.Binary.fromString(exactly32)));
-        assertEquals(null, FooterStats.toRowValue(s, org.apache.parquet.io.api.Binary.fromString(exactly32 + "y")));
+    void aFileHoldingNaNKeepsItsMinimumAndHasNoMaximum() throws Exception {
+        RowSchema schema = new RowSchema(List.of(Column.of("id", ColumnType.INT, false),
+                Column.of("d", ColumnType.DOUBLE, true), Column.of("f", ColumnType.FLOAT, true)));
+        PartitionedWriter w = new PartitionedWriter(WriterSettings.defaults(), schema, List.of(),
+                ParquetTestFiles.hadoopPath(dir), new Configuration(), ParquetRoundTripTest.CLOCK);
+        w.write(new Object[] {1, 2.0, 2.0f});
+        w.write(new Object[] {2, Double.NaN, Float.NaN});
+        w.write(new Object[] {3, -1.0, -1.0f});
+        DataFile file = w.finish().get(0);
+
+        // what parquet-java 1.16 does: the writer orders NaN above every number (the chunk's maximum
+        // is NaN), and a reader of the footer drops both bounds of such a chunk
+        org.apache.parquet.column.statistics.Statistics<?> written = ParquetTestFiles.footer(dir.resolve(file.path()))
+                .getBlocks().get(0).getColumns().get(1).getStatistics();
+        assertFalse(written.hasNonNullValue(), "read back, a chunk holding NaN has no bounds: " + written);
+
+        assertEquals(Map.of("d", -1.0, "f", -1.0f, "id", 1), file.stats().minValues());
+        assertEquals(Map.of("id", 3), file.stats().maxValues(), "no maximum for a column holding NaN");
+    }
+
+    @Test
+    void aNaNMaximumIsNoBoundAndStringsStayWhole() {
+        Column d = Column.of("d", ColumnType.DOUBLE, true);
+        assertEquals(null, FooterStats.toRowValue(d, Double.NaN));
+        assertEquals(Double.NEGATIVE_INFINITY, FooterStats.toRowValue(d, Double.NEGATIVE_INFINITY));
+        assertEquals(null, FooterStats.toRowValue(Column.of("f", ColumnType.FLOAT, true), Float.NaN));
+        String longText = "x".repeat(31) + "\u00e9\uD83D\uDE00" + "y".repeat(100);
+        assertEquals(longText, FooterStats.toRowValue(Column.of("s", ColumnType.STRING, true),
+                org.apache.parquet.io.api.Binary.fromString(longText)));
     }
 
     private static long countMultiples(int k) {

@@ -2,6 +2,7 @@ package io.deltasink.write;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -168,8 +169,9 @@ class ParquetRoundTripTest {
         PartitionedWriter w = writer(ALL_TYPES);
         Object[] bad = nulls(1);
         bad[0] = null;
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> w.write(bad));
+        RowRejectedException e = assertThrows(RowRejectedException.class, () -> w.write(bad));
         assertTrue(e.getMessage().contains("'id'") && e.getMessage().contains("not nullable"), e.getMessage());
+        assertEquals("id", e.column());
         assertEquals(0, w.rowsBuffered());
 
         w.write(nulls(2));
@@ -184,17 +186,17 @@ class ParquetRoundTripTest {
         PartitionedWriter w = writer(ALL_TYPES);
         Object[] wrongType = nulls(1);
         wrongType[2] = "not an int";
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> w.write(wrongType))
-                .getMessage().contains("'i'"));
+        assertEquals("i", assertThrows(RowRejectedException.class, () -> w.write(wrongType)).column());
         Object[] wrongScale = nulls(1);
         wrongScale[12] = new BigDecimal("1.5");
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> w.write(wrongScale))
+        assertTrue(assertThrows(RowRejectedException.class, () -> w.write(wrongScale))
                 .getMessage().contains("'dec9'"));
         Object[] tooLong = nulls(1);
         tooLong[1] = "x".getBytes(StandardCharsets.UTF_8);
-        assertThrows(IllegalArgumentException.class, () -> w.write(tooLong));
+        assertThrows(RowRejectedException.class, () -> w.write(tooLong));
+        // not a row of the schema at all: a caller's mistake, not a bad record
         Object[] shortRow = new Object[] {1};
-        assertThrows(IllegalArgumentException.class, () -> w.write(shortRow));
+        assertFalse(assertThrows(IllegalArgumentException.class, () -> w.write(shortRow)) instanceof RowRejectedException);
         assertEquals(0, w.openFiles());
     }
 }

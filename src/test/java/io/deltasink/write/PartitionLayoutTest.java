@@ -11,9 +11,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.schema.Type;
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.deltasink.model.Column;
 import io.deltasink.model.ColumnType;
 import io.deltasink.model.DataFile;
+import io.deltasink.model.PartitionSpec;
 import io.deltasink.model.RowSchema;
 
 class PartitionLayoutTest {
@@ -85,6 +88,20 @@ class PartitionLayoutTest {
     }
 
     @Test
+    void fileNamesAreAsciiWhateverTheDefaultLocale() throws Exception {
+        Locale before = Locale.getDefault(Locale.Category.FORMAT);
+        Locale.setDefault(Locale.Category.FORMAT, Locale.forLanguageTag("ar-SA")); // Arabic-Indic digits
+        try {
+            PartitionedWriter w = writer(SCHEMA, List.of("day"));
+            w.write(new Object[] {1, "d", "n", 19723, 2L});
+            String path = w.finish().get(0).path();
+            assertTrue(path.matches("day=2024-01-01/" + FILE_NAME), path);
+        } finally {
+            Locale.setDefault(Locale.Category.FORMAT, before);
+        }
+    }
+
+    @Test
     void withoutPartitionColumnsFilesLandAtTheRoot() throws Exception {
         PartitionedWriter w = writer(SCHEMA, List.of());
         w.write(new Object[] {1, "d", "n", 1, 2L});
@@ -115,21 +132,68 @@ class PartitionLayoutTest {
     }
 
     @Test
-    void escapingMatchesHive() {
+    void escapingMatchesHiveAndKeepsFolderNamesAscii() {
         assertEquals("a%01b%7F%5Bc%5D%7Bd%5E%27%22%2A%5C", PartitionFormat.escapePathName("a\u0001b\u007F[c]{d^'\"*\\"));
-        assertEquals("héllo wörld-_.~+,;!$&()@", PartitionFormat.escapePathName("héllo wörld-_.~+,;!$&()@"));
+        assertEquals("%00%0A%09 x .. . -_.~+,;!$&()@", PartitionFormat.escapePathName("\u0000\n\t x .. . -_.~+,;!$&()@"));
+        // non-ASCII as UTF-8 bytes: one, two, three and four bytes per character
+        assertEquals("h%C3%A9llo %E6%97%A5%F0%9F%98%80", PartitionFormat.escapePathName("h\u00e9llo \u65e5\uD83D\uDE00"));
+        // what looks like an escape is escaped again, so distinct values give distinct folders
+        assertEquals("%252F %25C3%25BC", PartitionFormat.escapePathName("%2F %C3%BC"));
+        assertEquals("a%3Fb", PartitionFormat.escapePathName("a\uD800b")); // a lone surrogate
+        assertEquals("plain", PartitionFormat.escapePathName("plain"));
     }
 
     @Test
-    void badPartitionColumnsAreRejectedAtConstruction() {
+    void aPartitionValueTooLongForAFolderNameIsRejectedNamingTheColumn() throws Exception {
+        PartitionedWriter w = writer(SCHEMA, List.of("dev"));
+        String fits = "x".repeat(PartitionFormat.MAX_FOLDER_NAME_BYTES - "dev=".length());
+        w.write(new Object[] {1, fits, "n", null, null});
+        // 63 emoji: 252 characters as UTF-16, 756 bytes once escaped
+        String emoji = "\uD83D\uDE00".repeat(63);
+        for (String tooLong : List.of(fits + "y", emoji, "/".repeat(90))) {
+            RowRejectedException e = assertThrows(RowRejectedException.class,
+                    () -> w.write(new Object[] {2, tooLong, "n", null, null}));
+            assertEquals("dev", e.column());
+            assertEquals(tooLong, e.value());
+            assertTrue(e.getMessage().contains("255"), e.getMessage());
+        }
+        // nothing of the rejected rows was written; the writer goes on
+        w.write(new Object[] {3, "ok", "n", null, null});
+        List<DataFile> files = w.finish();
+        assertEquals(2, files.size());
+        assertEquals(2L, files.stream().mapToLong(f -> f.stats().numRecords()).sum());
+        try (Stream<Path> all = Files.list(dir)) {
+            assertEquals(Set.of("dev=" + fits, "dev=ok"), all.map(p -> p.getFileName().toString())
+                    .collect(Collectors.toSet()));
+        }
+    }
+
+    @Test
+    void partitionFoldersTooLongTogetherForAnObjectKeyAreRejectedNamingTheLongestColumn() throws Exception {
+        RowSchema wide = new RowSchema(List.of(Column.of("id", ColumnType.INT, false),
+                Column.of("a", ColumnType.STRING, true), Column.of("b", ColumnType.STRING, true),
+                Column.of("c", ColumnType.STRING, true), Column.of("d", ColumnType.STRING, true),
+                Column.of("e", ColumnType.STRING, true)));
+        PartitionedWriter w = writer(wide, List.of("a", "b", "c", "d", "e"));
+        String v = "v".repeat(200); // each folder name fits in 255 bytes, all five do not fit in a 1024-byte key
+        RowRejectedException e = assertThrows(RowRejectedException.class,
+                () -> w.write(new Object[] {1, v, v, v + "w", v, v}));
+        assertEquals("c", e.column());
+        assertTrue(e.getMessage().contains("1024"), e.getMessage());
+        w.write(new Object[] {2, "x", "x", "x", "x", "x"});
+        assertEquals(1, w.finish().size());
+    }
+
+    @Test
+    void badPartitionColumnsAreRejectedAtConstructionByTheSharedRules() {
         RowSchema withBinary = new RowSchema(List.of(Column.of("id", ColumnType.INT, false),
                 Column.of("raw", ColumnType.BINARY, true)));
-        String msg = assertThrows(IllegalArgumentException.class, () -> writer(withBinary, List.of("raw"))).getMessage();
-        assertTrue(msg.contains("'raw'") && msg.contains("binary"), msg);
-        assertThrows(IllegalArgumentException.class, () -> writer(SCHEMA, List.of("nope")));
-        assertThrows(IllegalArgumentException.class, () -> writer(SCHEMA, List.of("dev", "dev")));
-        assertThrows(IllegalArgumentException.class,
-                () -> writer(SCHEMA, List.of("id", "dev", "name", "day", "ts")));
+        Map<RowSchema, List<List<String>>> cases = Map.of(withBinary, List.of(List.of("raw")),
+                SCHEMA, List.of(List.of("nope"), List.of("dev", "dev"), List.of("id", "dev", "name", "day", "ts")));
+        cases.forEach((schema, specs) -> specs.forEach(partitions -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> writer(schema, partitions));
+            assertEquals(String.join("; ", PartitionSpec.problems(schema, partitions)), e.getMessage());
+        }));
     }
 
     @Test

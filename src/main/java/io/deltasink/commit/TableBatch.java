@@ -1,0 +1,268 @@
+package io.deltasink.commit;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.deltasink.config.DeltaSinkConfig;
+import io.deltasink.convert.ConverterFactory;
+import io.deltasink.convert.RecordConversionException;
+import io.deltasink.convert.RecordConverter;
+import io.deltasink.metrics.SinkMetrics;
+import io.deltasink.model.DataFile;
+import io.deltasink.storage.StorageSettings;
+import io.deltasink.table.DeltaTable;
+import io.deltasink.table.TableSnapshot;
+import io.deltasink.write.PartitionedWriter;
+import io.deltasink.write.RowRejectedException;
+import io.deltasink.write.WriterSettings;
+
+/**
+ * One table's side of a task: the table, the converter (from the mapping, the first record or the
+ * table's columns in auto mode), the open Parquet files of the current batch and the commit that
+ * adds them. A data file is deleted only when it is certain that no commit references it: a batch
+ * dropped before its commit, or a fenced one.
+ */
+final class TableBatch {
+    private static final Logger log = LoggerFactory.getLogger(TableBatch.class);
+
+    /** What a commit of the batch came to. */
+    sealed interface Result permits Empty, Landed, Refused {
+    }
+
+    /** Nothing to commit (no rows and no moved offsets, or only offsets while there is no table yet). */
+    record Empty() implements Result {
+    }
+
+    record Landed(long version, int attempts, int files, long rows) implements Result {
+    }
+
+    /** Fenced: the batch's files are deleted. */
+    record Refused(TableCommitter.Fenced fenced) implements Result {
+    }
+
+    private final DeltaSinkConfig config;
+    private final StorageSettings storage;
+    private final DeltaTable table;
+    private final ConverterFactory converterFactory;
+    private final BadRecords badRecords;
+    private final SinkMetrics metrics;
+    private final TableCommitter committer;
+    private final Clock clock;
+    private final String engineInfo;
+
+    private RecordConverter converter;
+    private PartitionedWriter writer;
+    private boolean tableChecked;
+    private long tombstones;
+
+    /**
+     * @param converterFactory gives the converter: first called with null, which gives the converter
+     *                         of a configured mapping or null in "auto" mode; in auto mode the
+     *                         converter then comes from the existing table's columns, else from the
+     *                         first record (one that gives no columns is a bad record)
+     */
+    TableBatch(DeltaSinkConfig config, StorageSettings storage, ConverterFactory converterFactory,
+               BadRecords badRecords, SinkMetrics metrics, Clock clock, TableCommitter.Sleeper sleeper,
+               String engineInfo) {
+        this.config = config;
+        this.storage = storage;
+        this.converterFactory = converterFactory;
+        this.badRecords = badRecords;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.engineInfo = engineInfo;
+        this.table = new DeltaTable(storage.createEngine(), storage.tableUri());
+        this.committer = new TableCommitter(table, config.commitMaxRetries(), config.retryBackoffMs(), sleeper);
+        this.converter = converterFactory.create(null);
+    }
+
+    /**
+     * The latest snapshot, the table created or checked first when the columns are known (in auto
+     * mode an existing table gives the columns), with every appId's position read: all storage
+     * access of placing partitions happens here.
+     */
+    Optional<TableSnapshot> readTable() {
+        Optional<TableSnapshot> snapshot;
+        if (converter == null) {
+            snapshot = table.latest();
+            if (takeTableColumns(snapshot)) {
+                snapshot = Optional.of(ensureTable());
+            }
+        } else {
+            snapshot = Optional.of(ensureTable());
+        }
+        snapshot.ifPresent(TableSnapshot::allTxnVersions);
+        return snapshot;
+    }
+
+    // ---- records ------------------------------------------------------------------------------
+
+    /** Turns a record into a row of the batch; a record that cannot be one is a bad record (or a tombstone). */
+    void accept(SinkRecord record) throws IOException {
+        if (record.value() == null) {
+            if (config.failOnNullValues()) {
+                throw new DataException("Record " + record.topic() + "/" + record.kafkaPartition() + "@"
+                        + record.kafkaOffset() + " has a null value (tombstone) and behavior.on.null.values=fail");
+            }
+            tombstones++;
+            metrics.tombstone();
+            return;
+        }
+        if (converter == null && !chooseConverter(record)) {
+            return;
+        }
+        if (!tableChecked) {
+            ensureTable();
+        }
+        Object[] row;
+        try {
+            row = converter.convert(record);
+        } catch (DataException e) {
+            badRecords.handle(record, e);
+            metrics.badRecord();
+            return;
+        }
+        PartitionedWriter w = writer();
+        try {
+            w.write(row);
+        } catch (RowRejectedException e) { // a value the table cannot hold, e.g. a partition value too long for a folder
+            badRecords.handle(record, new RecordConversionException(record, e.column(), e.value(), e.problem(), e));
+            metrics.badRecord();
+        }
+    }
+
+    /**
+     * Auto mode, first record: the converter of the table, if another task created it meanwhile,
+     * else the one derived from the record. False when the record gives no columns: it was handled
+     * as a bad record (the next record tries again).
+     */
+    private boolean chooseConverter(SinkRecord record) {
+        RecordConverter derived;
+        try {
+            derived = converterFactory.create(record);
+        } catch (DataException e) {
+            badRecords.handle(record, e);
+            metrics.badRecord();
+            return false;
+        }
+        if (!takeTableColumns(table.latest())) {
+            converter = derived;
+            log.info("Columns derived from {}/{}@{}: {}", record.topic(), record.kafkaPartition(),
+                    record.kafkaOffset(), converter.schema());
+        }
+        return true;
+    }
+
+    /** Auto mode: an existing table's columns are the mapping; false when there is no table. */
+    private boolean takeTableColumns(Optional<TableSnapshot> existing) {
+        RecordConverter fromTable = existing.map(s -> converterFactory.forTable(s.rowSchema())).orElse(null);
+        if (fromTable == null) {
+            return false;
+        }
+        converter = fromTable;
+        log.info("Columns taken from the existing table {} (version {}): {}", storage.tableUri(),
+                existing.get().version(), converter.schema());
+        return true;
+    }
+
+    private PartitionedWriter writer() throws IOException {
+        if (writer == null) {
+            WriterSettings settings = new WriterSettings(config.compression(), config.rowGroupBytes(),
+                    config.pageBytes(), config.fileTargetBytes(), config.bufferMaxBytes(), config.statsColumns(),
+                    config.bufferMaxOpenFiles(), storage.uploadBufferBytesPerFile());
+            writer = new PartitionedWriter(settings, converter.schema(), config.partitionColumns(),
+                    storage.tablePath(), storage.hadoopConf(), clock);
+        }
+        return writer;
+    }
+
+    private TableSnapshot ensureTable() {
+        if (!config.autoCreate()) {
+            TableSnapshot s = table.checkExisting(converter.schema(), config.partitionColumns(), config.tableProperties(),
+                    engineInfo).orElseThrow(() -> new ConnectException("No Delta table at " + storage.tableUri()
+                    + " and table.auto.create=false: create it or set table.auto.create=true"));
+            tableChecked = true;
+            return s;
+        }
+        TableSnapshot s = table.createOrCheck(converter.schema(), config.partitionColumns(), config.tableProperties(),
+                engineInfo);
+        tableChecked = true;
+        return s;
+    }
+
+    /** Rows written since the last commit or drop. */
+    long rowsBuffered() {
+        return writer == null ? 0 : writer.rowsBuffered();
+    }
+
+    long tombstones() {
+        return tombstones;
+    }
+
+    // ---- commit ---------------------------------------------------------------------------------
+
+    /**
+     * Closes the batch's files and commits them with the txn versions, fenced on {@code expected}.
+     * Throws what the commit throws (the files stay: a commit whose outcome is unknown may
+     * reference them).
+     */
+    Result commit(Map<String, Optional<Long>> expected, Map<String, Long> versions) throws IOException {
+        List<DataFile> files = writer == null ? List.of() : writer.finish();
+        if (files.isEmpty() && versions.isEmpty()) {
+            return new Empty();
+        }
+        if (!tableChecked) {
+            // only offsets moved (tombstones, bad records) before any row gave a schema
+            if (table.latest().isEmpty()) {
+                log.debug("No table yet and no rows: nothing to commit");
+                return new Empty();
+            }
+            tableChecked = true;
+        }
+        TableCommitter.Outcome outcome = committer.commit(expected,
+                base -> table.commitAppend(base, files, versions, engineInfo));
+        if (outcome instanceof TableCommitter.Fenced f) {
+            deleteFiles(files); // no attempt of this batch landed: nothing references them
+            return new Refused(f);
+        }
+        TableCommitter.Committed c = (TableCommitter.Committed) outcome;
+        long rows = files.stream().mapToLong(f -> f.stats().numRecords()).sum();
+        return new Landed(c.version(), c.attempts(), files.size(), rows);
+    }
+
+    /** Drops the batch's files: none of them was handed to a commit. */
+    void discard() {
+        if (writer != null) {
+            try {
+                writer.abort();
+            } catch (IOException | RuntimeException e) {
+                log.warn("Could not delete uncommitted files; vacuum will remove them: {}", e.toString());
+                log.debug("Deleting uncommitted files failed", e);
+            }
+        }
+    }
+
+    private void deleteFiles(List<DataFile> files) {
+        for (DataFile f : files) {
+            try {
+                Path p = new Path(storage.tablePath(), f.path());
+                FileSystem fs = p.getFileSystem(storage.hadoopConf());
+                fs.delete(p, false);
+            } catch (IOException | RuntimeException e) {
+                log.warn("Could not delete uncommitted file {}; vacuum will remove it: {}", f.path(), e.toString());
+                log.debug("Deleting {} failed", f.path(), e);
+            }
+        }
+    }
+}
