@@ -179,7 +179,8 @@ final class TableBatch {
     private PartitionedWriter writer() throws IOException {
         if (writer == null) {
             WriterSettings settings = new WriterSettings(config.compression(), config.rowGroupBytes(),
-                    config.pageBytes(), config.fileTargetBytes(), config.bufferMaxBytes(), config.statsColumns());
+                    config.pageBytes(), config.fileTargetBytes(), config.bufferMaxBytes(), config.statsColumns(),
+                    config.bufferMaxOpenFiles(), storage.uploadBufferBytesPerFile());
             writer = new PartitionedWriter(settings, converter.schema(), config.partitionColumns(),
                     storage.tablePath(), storage.hadoopConf(), clock);
         }

@@ -121,9 +121,19 @@ public final class DeltaSinkConfig extends AbstractConfig {
     static final long FILE_TARGET_BYTES_DEFAULT = 128L << 20;
 
     public static final String BUFFER_MAX_BYTES = "buffer.max.bytes";
-    static final String BUFFER_MAX_BYTES_DOC = "Bound on the bytes a task holds in memory for open files; when "
-            + "reached, the open file with the most buffered bytes is closed early.";
+    static final String BUFFER_MAX_BYTES_DOC = "Bound on the memory a task holds for rows not yet in storage: "
+            + "rows waiting for a file of their own, and every open file's rows (three times Parquet's count of "
+            + "its buffered bytes, for dictionaries and buffer slack) plus a fixed overhead per open file (32 KiB "
+            + "+ 20 KiB per data column, plus S3 upload blocks held in memory). When reached, the table partition "
+            + "holding the most is written out early.";
     static final long BUFFER_MAX_BYTES_DEFAULT = 32L << 20;
+
+    public static final String BUFFER_MAX_OPEN_FILES = "buffer.max.open.files";
+    static final String BUFFER_MAX_OPEN_FILES_DOC = "Most Parquet files a task keeps open at once; a table partition "
+            + "gets an open file once its waiting rows reach the per-file overhead, and at the cap the least "
+            + "recently written open file is closed first. 0: buffer.max.bytes / (2 x the per-file overhead), at "
+            + "least 1 (about 60 open files for the seed preset with the default bound).";
+    static final int BUFFER_MAX_OPEN_FILES_DEFAULT = 0;
 
     public static final String PARQUET_COMPRESSION = "parquet.compression";
     static final String PARQUET_COMPRESSION_DOC = "Compression codec of the data files.";
@@ -234,6 +244,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
                 Importance.MEDIUM, FILE_TARGET_BYTES_DOC, GROUP_FILES, ++order, Width.SHORT, "Target file size");
         def.define(BUFFER_MAX_BYTES, Type.LONG, BUFFER_MAX_BYTES_DEFAULT, ConfigDef.Range.atLeast(64 * 1024),
                 Importance.MEDIUM, BUFFER_MAX_BYTES_DOC, GROUP_FILES, ++order, Width.SHORT, "Buffer bound");
+        def.define(BUFFER_MAX_OPEN_FILES, Type.INT, BUFFER_MAX_OPEN_FILES_DEFAULT, ConfigDef.Range.between(0, 100_000),
+                Importance.LOW, BUFFER_MAX_OPEN_FILES_DOC, GROUP_FILES, ++order, Width.SHORT, "Open files cap");
         def.define(PARQUET_COMPRESSION, Type.STRING, PARQUET_COMPRESSION_DEFAULT,
                 Validators.oneOf("snappy", "zstd", "gzip", "uncompressed"),
                 Importance.LOW, PARQUET_COMPRESSION_DOC, GROUP_FILES, ++order, Width.SHORT, "Compression");
@@ -335,6 +347,11 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
     public long bufferMaxBytes() {
         return getLong(BUFFER_MAX_BYTES);
+    }
+
+    /** The configured cap on open files; 0 when it is to be derived from the bound. */
+    public int bufferMaxOpenFiles() {
+        return getInt(BUFFER_MAX_OPEN_FILES);
     }
 
     public String compression() {

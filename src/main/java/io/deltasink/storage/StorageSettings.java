@@ -31,6 +31,21 @@ public final class StorageSettings implements AutoCloseable {
     static final String S3A_CONDITIONAL_CREATE = "fs.s3a.create.conditional.enabled";
     /** Delta's S3 log store (Kernel's default for S3): mutual exclusion within one JVM only. */
     public static final String SINGLE_DRIVER_LOG_STORE = "io.delta.storage.S3SingleDriverLogStore";
+    static final String S3A_UPLOAD_BUFFER = "fs.s3a.fast.upload.buffer";
+    static final String S3A_UPLOAD_ACTIVE_BLOCKS = "fs.s3a.fast.upload.active.blocks";
+    static final String S3A_MULTIPART_SIZE = "fs.s3a.multipart.size";
+    /**
+     * How S3A buffers an upload, unless delta.hadoop.* says otherwise. Each open output stream fills a
+     * block of fs.s3a.multipart.size and queues up to fs.s3a.fast.upload.active.blocks more for upload;
+     * "array" and "bytebuffer" allocate every block whole in memory (heap / direct) at its first byte,
+     * "disk" writes them to fs.s3a.buffer.dir. Hadoop 3.4.3's defaults are disk, 4 and 64M (a worker's
+     * core-site.xml can change them): these keep blocks on disk and, should a user pick memory, keep
+     * each stream to 3 blocks of 16 MiB, which the writer then counts per open file.
+     */
+    static final Map<String, String> S3A_UPLOAD_DEFAULTS = Map.of(
+            S3A_UPLOAD_BUFFER, "disk",
+            S3A_UPLOAD_ACTIVE_BLOCKS, "2",
+            S3A_MULTIPART_SIZE, "16M");
 
     private final String tableUri;
     private final Configuration hadoopConf;
@@ -43,6 +58,7 @@ public final class StorageSettings implements AutoCloseable {
         // across differently configured tasks through Hadoop's static cache. Local file systems
         // are cheap to make per call; the S3 ones are shared within this object's scope instead.
         hadoopConf.setBoolean("fs.file.impl.disable.cache", true);
+        S3A_UPLOAD_DEFAULTS.forEach(hadoopConf::set);
         hadoopSettings.forEach(hadoopConf::set);
         useConditionalPutLogStore(hadoopConf, hadoopSettings);
         this.fileSystems = FileSystemScope.install(hadoopConf, S3_SCHEMES);
@@ -190,6 +206,25 @@ public final class StorageSettings implements AutoCloseable {
 
     public Configuration hadoopConf() {
         return hadoopConf;
+    }
+
+    /**
+     * Memory an open output stream of the table's file system holds outside the Parquet writer: for
+     * S3 with in-memory upload buffers (fs.s3a.fast.upload.buffer array or bytebuffer) the block being
+     * filled plus the blocks queued for upload, each fs.s3a.multipart.size; 0 for local tables and
+     * disk-buffered uploads.
+     */
+    public long uploadBufferBytesPerFile() {
+        String scheme = tablePath().toUri().getScheme();
+        if (scheme == null || !S3_SCHEMES.contains(scheme.toLowerCase(Locale.ROOT))) {
+            return 0;
+        }
+        if (hadoopConf.getTrimmed(S3A_UPLOAD_BUFFER, "disk").equalsIgnoreCase("disk")) {
+            return 0;
+        }
+        long block = hadoopConf.getLongBytes(S3A_MULTIPART_SIZE, 64L << 20);
+        int queued = hadoopConf.getInt(S3A_UPLOAD_ACTIVE_BLOCKS, 4);
+        return block * (1L + Math.max(0, queued));
     }
 
     public Engine createEngine() {

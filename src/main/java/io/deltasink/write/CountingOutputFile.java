@@ -1,17 +1,32 @@
 package io.deltasink.write;
 
+import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.OpenOption;
+import java.nio.file.StandardOpenOption;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
 
 /**
  * A Parquet {@link OutputFile} on a Hadoop {@link FileSystem} that counts the bytes handed to the
  * file system, so the size of the finished file is known without asking storage for it.
+ *
+ * <p>Files of Hadoop's local file system (its own classes, not a subclass configured through
+ * {@code fs.file.impl}) are created with java.nio instead: without Hadoop's native
+ * library it sets the permissions of every new file, and of its {@code .crc} checksum file, by
+ * running {@code chmod} in a child process, some 10 ms per data file on a busy machine, which adds
+ * up when thousands of table partitions each get a file. Such files have no {@code .crc} file
+ * (Delta readers do not use them).
  */
 final class CountingOutputFile implements OutputFile {
+    private static final int LOCAL_BUFFER_BYTES = 8 * 1024;
+
     private final FileSystem fs;
     private final Path path;
     private CountingStream stream;
@@ -35,8 +50,27 @@ final class CountingOutputFile implements OutputFile {
         if (stream != null) {
             throw new IOException("file " + path + " was already opened for writing");
         }
-        stream = new CountingStream(fs.create(path, overwrite));
+        stream = new CountingStream(createStream(overwrite));
         return stream;
+    }
+
+    private OutputStream createStream(boolean overwrite) throws IOException {
+        // exactly Hadoop's own classes: a subclass a user named through fs.file.impl does its own creating
+        java.io.File local;
+        if (fs.getClass() == LocalFileSystem.class) {
+            local = ((LocalFileSystem) fs).pathToFile(path);
+        } else if (fs.getClass() == RawLocalFileSystem.class) {
+            local = ((RawLocalFileSystem) fs).pathToFile(path);
+        } else {
+            return fs.create(path, overwrite);
+        }
+        java.nio.file.Path file = local.toPath();
+        Files.createDirectories(file.getParent());
+        OpenOption[] options = overwrite
+                ? new OpenOption[] {StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.WRITE}
+                : new OpenOption[] {StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE};
+        return new BufferedOutputStream(Files.newOutputStream(file, options), LOCAL_BUFFER_BYTES);
     }
 
     @Override

@@ -32,16 +32,17 @@ final class OpenFile {
 
     /** Creates the file at {@code path} (it must not exist) and opens a Parquet writer on it. */
     static OpenFile create(FileSystem fs, Path path, String relativePath, Map<String, String> partitionValues,
-                           RowWriteSupport writeSupport, WriterSettings settings, Configuration conf)
-            throws IOException {
+                           RowWriteSupport writeSupport, WriterSettings settings, SharedCompressor compressor,
+                           Configuration conf) throws IOException {
         CountingOutputFile output = new CountingOutputFile(fs, path);
         ParquetWriter<Object[]> writer = new RowParquetWriterBuilder(output, writeSupport)
                 .withConf(conf)
                 .withWriteMode(ParquetFileWriter.Mode.CREATE)
                 .withCompressionCodec(settings.codec())
+                .withCodecFactory(compressor)
                 .withRowGroupSize(settings.rowGroupSizeBytes())
                 .withPageSize(settings.pageSizeBytes())
-                .withDictionaryPageSize(settings.pageSizeBytes())
+                .withDictionaryPageSize(settings.dictionaryPageSizeBytes())
                 .withDictionaryEncoding(true)
                 .withPageWriteChecksumEnabled(false)
                 .withValidation(false)

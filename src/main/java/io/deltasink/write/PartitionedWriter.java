@@ -6,6 +6,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -27,10 +28,19 @@ import io.deltasink.model.RowSchema;
 /**
  * Writes rows of one table into Parquet files, one open file per table partition (distinct tuple
  * of partition values), laid out as Hive/Spark do: {@code col=value/part-00000-<uuid>.c000.snappy.parquet}.
- * Partition columns are kept out of the files. A file is closed when it reaches the target size,
- * and the file with the most bytes in memory is closed early when all open files together buffer
- * more than the configured bound. {@link #finish()} hands back every file finished since the last
- * call; {@link #abort()} deletes them instead.
+ * Partition columns are kept out of the files. A file is closed when it reaches the target size.
+ *
+ * <p>Memory is bounded ({@link WriterSettings#bufferMaxBytes()}) by counting everything held for
+ * rows not yet in storage: the rows of a table partition first wait in memory
+ * ({@link PendingRows}, counted at their estimated heap size); once they are worth an open file's
+ * overhead ({@link WriterSettings#openFileOverheadBytes(int)}) the partition gets an open file,
+ * which is counted at that overhead plus {@link WriterSettings#ROW_DATA_FACTOR} times the bytes
+ * Parquet buffers for it. At most {@link WriterSettings#openFileCap(int)} files are open: a file
+ * needed at the cap closes the least recently written one first. When the count exceeds the bound,
+ * the partition holding the most is written out: its open file closed, or its waiting rows written
+ * to a file of their own. So thousands of small table partitions cost their rows, not thousands of
+ * open files. {@link #finish()} writes what is waiting, closes every open file and hands back every
+ * file finished since the last call; {@link #abort()} deletes them instead.
  *
  * <p>Not thread-safe: one instance per task. After an {@link IOException} from any method, call
  * {@link #abort()} before going on.
@@ -49,13 +59,19 @@ public final class PartitionedWriter {
     private final List<Column> dataColumns;
     private final int[] dataIndexes;
     private final List<Column> statsColumns;
+    private final SharedCompressor compressor;
     private final int directoryBytes;
+    private final int fileNameBytes;
 
-    private final Map<List<String>, OpenFile> open = new LinkedHashMap<>();
+    private final long fileOverhead;
+    private final int maxOpenFiles;
+    private final Map<List<String>, Partition> partitions = new HashMap<>();
     private final List<DataFile> finished = new ArrayList<>();
     private final List<Path> created = new ArrayList<>();
-    private long bufferedBytes;
+    private int openFiles;
+    private long countedBytes;
     private long rowsBuffered;
+    private long writes;
     private int fileCounter;
 
     /**
@@ -87,10 +103,18 @@ public final class PartitionedWriter {
         // what the table's path below the bucket (and a '/') leaves of an object key for folders and a file name
         this.directoryBytes = PartitionFormat.MAX_PATH_BYTES - 1
                 - root.toUri().getPath().getBytes(StandardCharsets.UTF_8).length;
+        // the longest file name, with a ten-digit counter
+        this.fileNameBytes = fileName(Integer.MAX_VALUE, new UUID(0, 0)).length();
+        this.compressor = new SharedCompressor(conf, settings.codec());
+        this.fileOverhead = settings.openFileOverheadBytes(dataColumns.size());
+        this.maxOpenFiles = settings.openFileCap(dataColumns.size());
+        LOG.info("Writing {}: at most {} open files, each counted at {} KiB besides its rows, within a bound of "
+                + "{} KiB", root, maxOpenFiles, fileOverhead / 1024, settings.bufferMaxBytes() / 1024);
     }
 
     /**
-     * Writes one row (values in the forms listed on {@link ColumnType}) to the open file of its partition.
+     * Buffers one row (values in the forms listed on {@link ColumnType}) for its table partition: in
+     * memory, or in the partition's open file; may write out other partitions to stay within the bound.
      *
      * @throws RowRejectedException when a value cannot be written (e.g. null in a not-null column, an
      *                              empty string in a NOT NULL partition column, a partition value too
@@ -101,22 +125,32 @@ public final class PartitionedWriter {
     public void write(Object[] row) throws IOException {
         checker.check(row);
         List<String> key = partitionKey(row);
-        OpenFile file = open.get(key);
-        if (file == null) {
-            file = openFile(key);
-            open.put(key, file);
+        buffer(key, row);
+    }
+
+    private void buffer(List<String> key, Object[] row) throws IOException {
+        Partition partition = partitions.get(key);
+        if (partition == null) {
+            // the folders are named now, so a row they cannot be named for is rejected before anything is kept
+            String directory = PartitionFormat.directory(partitionColumns, key, directoryBytes - fileNameBytes);
+            partition = new Partition(key, directory);
+            partitions.put(key, partition);
         }
-        long before = file.bufferedBytes();
-        file.write(row);
+        partition.lastWrite = ++writes;
         rowsBuffered++;
-        bufferedBytes += file.bufferedBytes() - before;
-        if (file.dataSize() >= settings.targetFileSizeBytes()) {
-            LOG.debug("Closing {} at {} bytes: target file size reached", file.relativePath(), file.dataSize());
-            closeFile(key);
+        if (partition.file != null) {
+            writeToFile(partition, row);
+        } else {
+            countedBytes += partition.pending.add(row);
+            if (partition.pending.bytes() >= fileOverhead) {
+                LOG.trace("Opening a file for {}: {} bytes of rows waiting", key, partition.pending.bytes());
+                drain(partition);
+            }
         }
-        while (bufferedBytes > settings.bufferMaxBytes() && !open.isEmpty()) {
-            closeLargest();
+        while (countedBytes > settings.bufferMaxBytes() && !partitions.isEmpty()) {
+            writeOutLargest();
         }
+        forgetIfEmpty(partition);
     }
 
     /**
@@ -127,14 +161,14 @@ public final class PartitionedWriter {
      * the Delta log is the table layer's job.
      */
     public List<DataFile> finish() throws IOException {
-        for (List<String> key : new ArrayList<>(open.keySet())) {
-            closeFile(key);
+        for (Partition partition : new ArrayList<>(partitions.values())) {
+            writeOut(partition);
         }
         List<DataFile> result = List.copyOf(finished);
         finished.clear();
         created.clear();
         rowsBuffered = 0;
-        bufferedBytes = 0;
+        countedBytes = 0;
         return result;
     }
 
@@ -144,14 +178,17 @@ public final class PartitionedWriter {
      */
     public void abort() throws IOException {
         IOException failure = null;
-        for (OpenFile file : open.values()) {
-            try {
-                file.closeForAbort();
-            } catch (IOException | RuntimeException e) {
-                LOG.debug("Ignoring failure to close {} before deleting it", file.relativePath(), e);
+        for (Partition partition : partitions.values()) {
+            if (partition.file != null) {
+                try {
+                    partition.file.closeForAbort();
+                } catch (IOException | RuntimeException e) {
+                    LOG.debug("Ignoring failure to close {} before deleting it", partition.file.relativePath(), e);
+                }
             }
         }
-        open.clear();
+        partitions.clear();
+        openFiles = 0;
         for (Path path : created) {
             try {
                 if (fs.exists(path) && !fs.delete(path, false)) {
@@ -169,20 +206,23 @@ public final class PartitionedWriter {
         finished.clear();
         created.clear();
         rowsBuffered = 0;
-        bufferedBytes = 0;
+        countedBytes = 0;
         if (failure != null) {
             throw failure;
         }
     }
 
-    /** Bytes buffered in memory across all open files (row groups not yet flushed to storage). */
+    /**
+     * Bytes counted against the bound: rows waiting for a file, and each open file's overhead plus
+     * its buffered rows (see the class comment).
+     */
     public long bufferedBytes() {
-        return bufferedBytes;
+        return countedBytes;
     }
 
     /** Number of files currently open. */
     public int openFiles() {
-        return open.size();
+        return openFiles;
     }
 
     /** Rows written since the last {@link #finish()} or {@link #abort()}. */
@@ -206,11 +246,83 @@ public final class PartitionedWriter {
         return Collections.unmodifiableList(Arrays.asList(values));
     }
 
-    private OpenFile openFile(List<String> key) throws IOException {
-        String name = String.format(Locale.ROOT, "part-%05d-%s.c000%s.parquet", fileCounter, UUID.randomUUID(),
-                settings.fileNameCodecPart());
-        String relative = PartitionFormat.directory(partitionColumns, key, directoryBytes - name.length()) + name;
-        fileCounter++;
+    /** Writes one row to the partition's open file, opening one if needed; closes it at the target size. */
+    private void writeToFile(Partition partition, Object[] row) throws IOException {
+        if (partition.file == null) {
+            if (openFiles >= maxOpenFiles) {
+                closeLeastRecentlyWritten(partition);
+            }
+            partition.file = openFile(partition);
+            openFiles++;
+            countedBytes += fileOverhead;
+        }
+        OpenFile file = partition.file;
+        long before = file.bufferedBytes();
+        file.write(row);
+        countedBytes += WriterSettings.ROW_DATA_FACTOR * (file.bufferedBytes() - before);
+        if (file.dataSize() >= settings.targetFileSizeBytes()) {
+            LOG.debug("Closing {} at {} bytes: target file size reached", file.relativePath(), file.dataSize());
+            closeFile(partition);
+        }
+    }
+
+    /** Moves the partition's waiting rows into its open file (opening one). */
+    private void drain(Partition partition) throws IOException {
+        for (Object[] row : partition.pending.rows()) {
+            writeToFile(partition, row);
+        }
+        countedBytes -= partition.pending.bytes();
+        partition.pending.clear();
+    }
+
+    /** Writes the partition's waiting rows and closes its file: nothing of it stays in memory. */
+    private void writeOut(Partition partition) throws IOException {
+        if (!partition.pending.isEmpty()) {
+            drain(partition);
+        }
+        if (partition.file != null) {
+            closeFile(partition);
+        }
+        forgetIfEmpty(partition);
+    }
+
+    private void writeOutLargest() throws IOException {
+        Partition largest = null;
+        for (Partition partition : partitions.values()) {
+            if (largest == null || partition.counted() > largest.counted()) {
+                largest = partition;
+            }
+        }
+        LOG.debug("Counted {} bytes > bound {}: writing out {} early ({} bytes counted)", countedBytes,
+                settings.bufferMaxBytes(), largest.key, largest.counted());
+        writeOut(largest);
+    }
+
+    private void closeLeastRecentlyWritten(Partition except) throws IOException {
+        Partition oldest = null;
+        for (Partition partition : partitions.values()) {
+            if (partition.file != null && partition != except
+                    && (oldest == null || partition.lastWrite < oldest.lastWrite)) {
+                oldest = partition;
+            }
+        }
+        if (oldest == null) {
+            return; // no other partition has a file open: nothing to close
+        }
+        LOG.debug("{} open files: closing {}, the least recently written", openFiles, oldest.file.relativePath());
+        closeFile(oldest);
+        forgetIfEmpty(oldest);
+    }
+
+    private void forgetIfEmpty(Partition partition) {
+        if (partition.file == null && partition.pending.isEmpty()) {
+            partitions.remove(partition.key);
+        }
+    }
+
+    private OpenFile openFile(Partition partition) throws IOException {
+        String relative = partition.directory + fileName(fileCounter++, UUID.randomUUID());
+        List<String> key = partition.key;
         Map<String, String> partitionValues = new LinkedHashMap<>();
         for (int i = 0; i < partitionColumns.size(); i++) {
             partitionValues.put(partitionColumns.get(i).name(), key.get(i));
@@ -218,28 +330,43 @@ public final class PartitionedWriter {
         Path path = new Path(root, relative);
         created.add(path); // before creating, so abort() removes even a half-created file
         return OpenFile.create(fs, path, relative, Collections.unmodifiableMap(partitionValues),
-                new RowWriteSupport(dataColumns, dataIndexes), settings, conf);
+                new RowWriteSupport(dataColumns, dataIndexes), settings, compressor, conf);
     }
 
-    private void closeFile(List<String> key) throws IOException {
-        OpenFile file = open.remove(key);
-        bufferedBytes -= file.bufferedBytes();
+    private String fileName(int counter, UUID id) {
+        return String.format(Locale.ROOT, "part-%05d-%s.c000%s.parquet", counter, id, settings.fileNameCodecPart());
+    }
+
+    private void closeFile(Partition partition) throws IOException {
+        OpenFile file = partition.file;
+        partition.file = null;
+        openFiles--;
+        countedBytes -= fileOverhead + WriterSettings.ROW_DATA_FACTOR * file.bufferedBytes();
         DataFile done = file.close(statsColumns, clock.millis());
         finished.add(done);
         LOG.debug("Finished {}: {} rows, {} bytes", done.path(), file.rows(), done.size());
     }
 
-    private void closeLargest() throws IOException {
-        List<String> largest = null;
-        long most = -1;
-        for (Map.Entry<List<String>, OpenFile> e : open.entrySet()) {
-            if (e.getValue().bufferedBytes() > most) {
-                most = e.getValue().bufferedBytes();
-                largest = e.getKey();
-            }
+    /** What is held for one table partition: rows waiting for a file, or its open file. */
+    private final class Partition {
+        final List<String> key;
+        /** Its folders relative to the root, ending in '/'; empty for an unpartitioned table. */
+        final String directory;
+        final PendingRows pending = new PendingRows();
+        OpenFile file;
+        long lastWrite;
+
+        Partition(List<String> key, String directory) {
+            this.key = key;
+            this.directory = directory;
         }
-        LOG.debug("Buffered {} bytes > bound {}: closing {} early ({} bytes buffered)", bufferedBytes,
-                settings.bufferMaxBytes(), open.get(largest).relativePath(), most);
-        closeFile(largest);
+
+        long counted() {
+            long bytes = pending.bytes();
+            if (file != null) {
+                bytes += fileOverhead + WriterSettings.ROW_DATA_FACTOR * file.bufferedBytes();
+            }
+            return bytes;
+        }
     }
 }

@@ -12,12 +12,17 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * @param rowGroupSizeBytes   buffered bytes at which a row group is flushed to the file
  * @param pageSizeBytes       Parquet page size (and dictionary page size)
  * @param targetFileSizeBytes a file is closed once its size (written plus buffered) reaches this
- * @param bufferMaxBytes      bound on bytes buffered in memory across all open files of one writer;
- *                            above it the open file with the most buffered bytes is closed early
+ * @param bufferMaxBytes      bound on the memory one writer counts for its rows and open files (see
+ *                            {@link #openFileOverheadBytes(int)}); above it the table partition holding
+ *                            the most is written out early
  * @param statsColumns        number of leading data (non-partition) columns that get statistics
+ * @param maxOpenFiles        most files open at once; 0 derives it from the bound (see {@link #openFileCap(int)})
+ * @param uploadBufferBytes   memory an open file's output stream holds outside the Parquet writer, e.g.
+ *                            S3A upload blocks kept in memory; 0 for local files and disk-buffered uploads
  */
 public record WriterSettings(String compression, long rowGroupSizeBytes, int pageSizeBytes,
-                             long targetFileSizeBytes, long bufferMaxBytes, int statsColumns) {
+                             long targetFileSizeBytes, long bufferMaxBytes, int statsColumns, int maxOpenFiles,
+                             long uploadBufferBytes) {
 
     public static final String DEFAULT_COMPRESSION = "snappy";
     public static final long DEFAULT_ROW_GROUP_SIZE_BYTES = 8L * 1024 * 1024;
@@ -25,6 +30,28 @@ public record WriterSettings(String compression, long rowGroupSizeBytes, int pag
     public static final long DEFAULT_TARGET_FILE_SIZE_BYTES = 128L * 1024 * 1024;
     public static final long DEFAULT_BUFFER_MAX_BYTES = 32L * 1024 * 1024;
     public static final int DEFAULT_STATS_COLUMNS = 32;
+
+    /**
+     * Memory of an open Parquet file besides its rows, counted per file: a fixed part (the file's
+     * writer, output stream and footer builders) and a part per data column (its column writer,
+     * statistics and index builders, and the 16 KiB first slab of a dictionary's id list), rounded up
+     * from measurements with a compressor shared by all open files (docs/design.md, "Memory").
+     */
+    static final long FILE_OVERHEAD_BYTES = 32 * 1024;
+    static final long COLUMN_OVERHEAD_BYTES = 20 * 1024;
+    /**
+     * Parquet's own count of a file's buffered rows (raw values of the open pages plus compressed
+     * pages) is multiplied by this: dictionaries live on the heap at several times their raw size
+     * and are not in that count, and buffers grow in doublings. Measured up to 2.4 with the seed
+     * rows and {@link #MAX_DICTIONARY_PAGE_BYTES}.
+     */
+    static final int ROW_DATA_FACTOR = 3;
+    /**
+     * Dictionary pages are at most this big (Parquet's default is the page size): a column with more
+     * distinct values per row group falls back to plain encoding sooner, and its dictionary, held on
+     * the heap at 2 to 4 times its raw size until then, stays small.
+     */
+    static final int MAX_DICTIONARY_PAGE_BYTES = 128 * 1024;
 
     /** The codec names accepted by {@link #compression()}. */
     public static final List<String> COMPRESSIONS = List.of("snappy", "zstd", "gzip", "uncompressed");
@@ -43,42 +70,61 @@ public record WriterSettings(String compression, long rowGroupSizeBytes, int pag
         if (statsColumns < 0) {
             throw new IllegalArgumentException("statsColumns must be >= 0, was " + statsColumns);
         }
+        if (maxOpenFiles < 0) {
+            throw new IllegalArgumentException("maxOpenFiles must be >= 0, was " + maxOpenFiles);
+        }
+        if (uploadBufferBytes < 0) {
+            throw new IllegalArgumentException("uploadBufferBytes must be >= 0, was " + uploadBufferBytes);
+        }
     }
 
-    /** All defaults: snappy, 8 MiB row groups, 1 MiB pages, 128 MiB files, 32 MiB buffer, 32 stats columns. */
+    /**
+     * All defaults: snappy, 8 MiB row groups, 1 MiB pages, 128 MiB files, 32 MiB buffer, 32 stats
+     * columns, open files derived from the buffer, local files.
+     */
     public static WriterSettings defaults() {
         return new WriterSettings(DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_SIZE_BYTES, DEFAULT_PAGE_SIZE_BYTES,
-                DEFAULT_TARGET_FILE_SIZE_BYTES, DEFAULT_BUFFER_MAX_BYTES, DEFAULT_STATS_COLUMNS);
+                DEFAULT_TARGET_FILE_SIZE_BYTES, DEFAULT_BUFFER_MAX_BYTES, DEFAULT_STATS_COLUMNS, 0, 0);
     }
 
     public WriterSettings withCompression(String value) {
         return new WriterSettings(value, rowGroupSizeBytes, pageSizeBytes, targetFileSizeBytes, bufferMaxBytes,
-                statsColumns);
+                statsColumns, maxOpenFiles, uploadBufferBytes);
     }
 
     public WriterSettings withRowGroupSizeBytes(long value) {
         return new WriterSettings(compression, value, pageSizeBytes, targetFileSizeBytes, bufferMaxBytes,
-                statsColumns);
+                statsColumns, maxOpenFiles, uploadBufferBytes);
     }
 
     public WriterSettings withPageSizeBytes(int value) {
         return new WriterSettings(compression, rowGroupSizeBytes, value, targetFileSizeBytes, bufferMaxBytes,
-                statsColumns);
+                statsColumns, maxOpenFiles, uploadBufferBytes);
     }
 
     public WriterSettings withTargetFileSizeBytes(long value) {
         return new WriterSettings(compression, rowGroupSizeBytes, pageSizeBytes, value, bufferMaxBytes,
-                statsColumns);
+                statsColumns, maxOpenFiles, uploadBufferBytes);
     }
 
     public WriterSettings withBufferMaxBytes(long value) {
         return new WriterSettings(compression, rowGroupSizeBytes, pageSizeBytes, targetFileSizeBytes, value,
-                statsColumns);
+                statsColumns, maxOpenFiles, uploadBufferBytes);
     }
 
     public WriterSettings withStatsColumns(int value) {
-        return new WriterSettings(compression, rowGroupSizeBytes, pageSizeBytes, targetFileSizeBytes,
-                bufferMaxBytes, value);
+        return new WriterSettings(compression, rowGroupSizeBytes, pageSizeBytes, targetFileSizeBytes, bufferMaxBytes,
+                value, maxOpenFiles, uploadBufferBytes);
+    }
+
+    public WriterSettings withMaxOpenFiles(int value) {
+        return new WriterSettings(compression, rowGroupSizeBytes, pageSizeBytes, targetFileSizeBytes, bufferMaxBytes,
+                statsColumns, value, uploadBufferBytes);
+    }
+
+    public WriterSettings withUploadBufferBytes(long value) {
+        return new WriterSettings(compression, rowGroupSizeBytes, pageSizeBytes, targetFileSizeBytes, bufferMaxBytes,
+                statsColumns, maxOpenFiles, value);
     }
 
     /** The Parquet codec for {@link #compression()}. */
@@ -99,6 +145,30 @@ public record WriterSettings(String compression, long rowGroupSizeBytes, int pag
             case "gzip" -> ".gz";
             default -> "";
         };
+    }
+
+    /**
+     * Memory counted for one open file of {@code dataColumns} columns besides its rows: measured
+     * Parquet writer overhead plus {@link #uploadBufferBytes()}.
+     */
+    public long openFileOverheadBytes(int dataColumns) {
+        return FILE_OVERHEAD_BYTES + COLUMN_OVERHEAD_BYTES * dataColumns + uploadBufferBytes;
+    }
+
+    /**
+     * Most files open at once: {@link #maxOpenFiles()} when set, else as many as fit their overhead
+     * into half of {@link #bufferMaxBytes()} (the other half for rows), at least one.
+     */
+    public int openFileCap(int dataColumns) {
+        if (maxOpenFiles > 0) {
+            return maxOpenFiles;
+        }
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, bufferMaxBytes / (2 * openFileOverheadBytes(dataColumns))));
+    }
+
+    /** Parquet dictionary page size: the page size, at most {@link #MAX_DICTIONARY_PAGE_BYTES}. */
+    int dictionaryPageSizeBytes() {
+        return Math.min(pageSizeBytes, MAX_DICTIONARY_PAGE_BYTES);
     }
 
     private static void positive(String name, long value) {

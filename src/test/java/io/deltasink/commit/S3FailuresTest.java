@@ -131,17 +131,19 @@ class S3FailuresTest {
     void aServerDownWhileWritingFilesMakesPutRetriableAndLosesNothing() {
         String table = table("outage_put");
         RecordingContext ctx = new RecordingContext(false);
-        // tiny files: put() closes (uploads) files itself
-        SinkSession s = session(table, Map.of(DeltaSinkConfig.FILE_TARGET_BYTES, "1024"), ctx);
+        // tiny files and the smallest memory bound: put() writes (uploads) files itself
+        SinkSession s = session(table, Map.of(DeltaSinkConfig.FILE_TARGET_BYTES, "1024",
+                DeltaSinkConfig.BUFFER_MAX_BYTES, "65536"), ctx);
         s.open(List.of(TP0, TP1));
         s.put(events(0, 0, 30));
         s.put(events(1, 0, 30));
         assertEquals(Map.of(TP0, new OffsetAndMetadata(30), TP1, new OffsetAndMetadata(30)), s.commit(Map.of()));
-        s.put(events(0, 30, 30)); // buffered, partly uploaded
+        s.put(events(0, 30, 30)); // buffered
 
         s3.server().stop();
         try {
-            List<SinkRecord> batch = events(0, 60, 40);
+            // more rows than 64 KiB hold: put() writes some out
+            List<SinkRecord> batch = events(0, 60, 300);
             RetriableException e = assertThrows(RetriableException.class, () -> s.put(batch));
             assertTrue(e.getMessage().contains(table), e.getMessage());
             assertEquals(List.of(50L), ctx.timeouts, "the worker is asked to wait commit.retry.backoff.ms first");
@@ -155,9 +157,9 @@ class S3FailuresTest {
             s3.server().start();
         }
         // after the seek the records come again from offset 30
-        s.put(events(0, 30, 70));
-        assertEquals(Map.of(TP0, new OffsetAndMetadata(100), TP1, new OffsetAndMetadata(30)), s.commit(Map.of()));
-        Set<String> want = expected(0, 0, 100);
+        s.put(events(0, 30, 330));
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(360), TP1, new OffsetAndMetadata(30)), s.commit(Map.of()));
+        Set<String> want = expected(0, 0, 360);
         want.addAll(expected(1, 0, 30));
         assertEquals(want, rows(table));
     }

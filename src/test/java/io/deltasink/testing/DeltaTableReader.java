@@ -157,6 +157,29 @@ public final class DeltaTableReader {
         return result;
     }
 
+    /** The number of rows of the latest version: the scan of {@link #readAll}, rows counted, not kept. */
+    public static long countRows(String tablePath, Configuration conf) {
+        Engine engine = DefaultEngine.create(conf);
+        Snapshot snapshot = TableManager.loadSnapshot(tablePath).build(engine);
+        Scan scan = snapshot.getScanBuilder().build();
+        Row scanState = scan.getScanState(engine);
+        StructType physicalSchema = physicalSchema(snapshot);
+        long[] count = {0};
+        forEachScanFile(engine, scan, scanFile -> {
+            for (FilteredColumnarBatch batch : readFile(engine, scanState, scanFile, physicalSchema)) {
+                try (CloseableIterator<Row> rows = batch.getRows()) {
+                    while (rows.hasNext()) {
+                        rows.next();
+                        count[0]++;
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        });
+        return count[0];
+    }
+
     private static StructType physicalSchema(Snapshot snapshot) {
         Set<String> partitionColumns = Set.copyOf(snapshot.getPartitionColumnNames());
         return new StructType(snapshot.getSchema().fields().stream()

@@ -79,6 +79,17 @@ public final class SensorEvents {
         return seq % 5 == 4 ? doorWindow(seq, day) : smartPlug(seq, day);
     }
 
+    /**
+     * An event of a device type of its own: {@link #event(long, LocalDate)} with {@code deviceType}
+     * instead of smart_plug / door_window. A type starting with smart_plug carries a smart plug's
+     * payload, any other a door sensor's.
+     */
+    public static Event event(long seq, LocalDate day, String deviceType) {
+        Event e = deviceType.startsWith(SMART_PLUG) ? smartPlug(seq, day) : doorWindow(seq, day);
+        return new Event(e.seq, e.deviceId, deviceType, e.ingestedAt, e.power, e.voltage, e.current, e.energy,
+                e.state, e.contact, e.battery, e.linkquality);
+    }
+
     private static Instant ingestedAt(long seq, LocalDate day) {
         return day.atTime(8, 0).toInstant(ZoneOffset.UTC)
                 .plusSeconds(seq * 10 % SECONDS_IN_16_HOURS)
@@ -99,7 +110,7 @@ public final class SensorEvents {
                         Boolean contact, Integer battery, int linkquality) {
 
         public boolean isSmartPlug() {
-            return SMART_PLUG.equals(deviceType);
+            return deviceType.startsWith(SMART_PLUG);
         }
 
         /** ingested_at as the producer writes it: microseconds and a {@code +00:00} offset. */

@@ -125,6 +125,11 @@ public final class TableLocation implements AutoCloseable {
         return read(conf -> DeltaTableReader.readAll(uri, conf));
     }
 
+    /** The number of rows of the latest version, counted by a scan. */
+    public long rowCount() {
+        return read(conf -> DeltaTableReader.countRows(uri, conf));
+    }
+
     public List<String> logFileNames() {
         return read(conf -> DeltaTableReader.logFileNames(uri, conf));
     }

@@ -202,7 +202,6 @@ class PartitionLayoutTest {
         for (int i = 0; i < 30; i++) {
             w.write(new Object[] {i, "d" + (i % 3), "n", i % 2, 0L});
         }
-        assertEquals(6, w.openFiles());
         List<DataFile> files = w.finish();
         assertEquals(0, w.openFiles());
         assertEquals(6, files.size());
