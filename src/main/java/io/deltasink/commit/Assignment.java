@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -182,13 +183,15 @@ final class Assignment {
      * no longer holds that offset: logged once, and the records skipped for it counted.
      */
     boolean admit(TopicPartition tp, long offset) {
-        positions.landedBelowSeek(tp, offset).ifPresent(sought -> log.warn("Kafka delivered {}@{} after the "
-                + "consumer was sent to offset {} (table position {}): the partition no longer holds the records "
-                + "there (topic deleted and created again, or its log truncated, e.g. by an unclean leader "
-                + "election). Records below the table position are taken as already in table {} and skipped; if "
-                + "they are new records, set the position through the worker's offsets API (PATCH "
-                + "/connectors/{}/offsets)", tp, offset, sought, positions.tableOffset(tp).map(String::valueOf)
-                .orElse("none"), tableUri, config.connectorName()));
+        OptionalLong sought = positions.landedBelowSeek(tp, offset);
+        if (sought.isPresent()) {
+            log.warn("Kafka delivered {}@{} after the consumer was sent to offset {} (table position {}): the partition "
+                    + "no longer holds the records there (topic deleted and created again, or its log truncated, e.g. "
+                    + "by an unclean leader election). Records below the table position are taken as already in table "
+                    + "{} and skipped; if they are new records, set the position through the worker's offsets API "
+                    + "(PATCH /connectors/{}/offsets)", tp, offset, sought.getAsLong(),
+                    positions.tableOffset(tp).map(String::valueOf).orElse("none"), tableUri, config.connectorName());
+        }
         if (positions.admit(tp, offset)) {
             return true;
         }

@@ -28,6 +28,7 @@ import io.deltasink.table.DeltaTable;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.FaultyLogStore;
 import io.deltasink.testing.LogCapture;
+import io.deltasink.testing.RecordingContext;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
 

@@ -35,6 +35,7 @@ import io.deltasink.convert.ColumnMapping;
 import io.deltasink.convert.MappingConverter;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.RecordingContext;
 import io.deltasink.testing.S3ProxyServer;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;

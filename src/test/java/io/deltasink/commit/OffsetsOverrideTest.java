@@ -28,6 +28,7 @@ import io.deltasink.convert.MappingConverter;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.table.DeltaTable;
 import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.RecordingContext;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
 

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.deltasink.config.AppIdTemplate;
 import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.RecordingContext;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
 

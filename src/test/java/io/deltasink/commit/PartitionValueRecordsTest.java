@@ -23,6 +23,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.RecordingContext;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
 

@@ -29,6 +29,7 @@ import io.deltasink.convert.MappingConverter;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.table.DeltaTable;
 import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.RecordingContext;
 import io.deltasink.testing.ResponseDroppingProxy;
 import io.deltasink.testing.S3Server;
 import io.deltasink.testing.SensorEvents;

@@ -37,6 +37,7 @@ import io.deltasink.convert.MappingConverter;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.LogCapture;
+import io.deltasink.testing.RecordingContext;
 import io.deltasink.testing.S3ProxyServer;
 import io.deltasink.testing.S3Server;
 import io.deltasink.testing.SensorEvents;

@@ -28,6 +28,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.proc.Preset;
 import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.RecordingContext;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
 

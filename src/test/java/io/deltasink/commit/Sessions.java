@@ -19,6 +19,7 @@ import io.deltasink.Converters;
 import io.deltasink.Version;
 import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.storage.StorageSettings;
+import io.deltasink.testing.RecordingContext;
 
 /**
  * Test fixture: sessions as a task builds them (the connector's config keys, its converter

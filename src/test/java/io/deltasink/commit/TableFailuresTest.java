@@ -26,8 +26,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.LogEdits;
-import io.deltasink.testing.LogFaults;
 import io.deltasink.testing.LogFaults.Fault;
+import io.deltasink.testing.LogFaults;
+import io.deltasink.testing.RecordingContext;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
 

@@ -12,6 +12,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
+import io.deltasink.testing.RecordingContext;
+
 /**
  * Drives a {@link SinkSession} the way Kafka 4.3's WorkerSinkTask drives a task, for tests that
  * need many polls: at assignment the consumer starts at the group's committed offset (else the

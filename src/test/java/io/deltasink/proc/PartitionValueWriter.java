@@ -6,13 +6,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.metrics.PluginMetrics;
-import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.kafka.connect.sink.SinkTaskContext;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -21,6 +17,7 @@ import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.convert.ColumnMapping;
 import io.deltasink.convert.MappingConverter;
 import io.deltasink.storage.StorageSettings;
+import io.deltasink.testing.RecordingContext;
 
 /**
  * A child JVM of {@link PartitionValuesLocaleIT}: writes one record per value of {@link #VALUES}
@@ -77,7 +74,7 @@ public final class PartitionValueWriter {
         try (StorageSettings storage = StorageSettings.from(config)) {
             ColumnMapping mapping = ColumnMapping.parse(config.columns(), config.notNullColumns());
             SinkSession session = new SinkSession(config, storage, r -> new MappingConverter(mapping, Clock.systemUTC()),
-                    new Context(), Clock.systemUTC(), ms -> { }, "locale-test");
+                    new RecordingContext(false), Clock.systemUTC(), ms -> { }, "locale-test");
             TopicPartition tp = new TopicPartition(TOPIC, 0);
             session.open(List.of(tp));
             session.put(records);
@@ -86,53 +83,6 @@ public final class PartitionValueWriter {
                 throw new IllegalStateException("committed up to offset " + next + ", expected " + VALUES.size());
             }
             session.stop();
-        }
-    }
-
-    /** The worker side the session needs: nothing to record. */
-    private static final class Context implements SinkTaskContext {
-        @Override
-        public Map<String, String> configs() {
-            return Map.of();
-        }
-
-        @Override
-        public void offset(Map<TopicPartition, Long> offsets) {
-        }
-
-        @Override
-        public void offset(TopicPartition tp, long offset) {
-        }
-
-        @Override
-        public void timeout(long timeoutMs) {
-        }
-
-        @Override
-        public Set<TopicPartition> assignment() {
-            return Set.of(new TopicPartition(TOPIC, 0));
-        }
-
-        @Override
-        public void pause(TopicPartition... partitions) {
-        }
-
-        @Override
-        public void resume(TopicPartition... partitions) {
-        }
-
-        @Override
-        public void requestCommit() {
-        }
-
-        @Override
-        public ErrantRecordReporter errantRecordReporter() {
-            return null;
-        }
-
-        @Override
-        public PluginMetrics pluginMetrics() {
-            return null;
         }
     }
 }

@@ -28,9 +28,7 @@ import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,6 +39,7 @@ import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.convert.ColumnMapping;
 import io.deltasink.convert.MappingConverter;
 import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.RecordingContext;
 import io.deltasink.testing.S3Server;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
@@ -97,7 +96,7 @@ class ScopedFileSystemTest {
         FileSystemScope scope = storage.fileSystems();
         ColumnMapping mapping = ColumnMapping.parse(config.columns(), config.notNullColumns());
         SinkSession session = new SinkSession(config, storage, r -> new MappingConverter(mapping, Clock.systemUTC()),
-                new QuietContext(), Clock.systemUTC(), ms -> { }, "test-engine");
+                new RecordingContext(false), Clock.systemUTC(), ms -> { }, "test-engine");
         session.open(TPS);
         int commits = 4;
         for (int c = 0; c < commits; c++) {
@@ -201,7 +200,7 @@ class ScopedFileSystemTest {
         int cycles = 20;
         for (int cycle = 0; cycle < cycles; cycle++) {
             DeltaSinkTask task = new DeltaSinkTask();
-            task.initialize(new QuietContext());
+            task.initialize(new RecordingContext(false));
             task.start(props);
             assertEquals(scopesBefore + 1, FileSystemScope.openScopes());
             task.open(TPS);
@@ -242,49 +241,5 @@ class ScopedFileSystemTest {
         Set<String> names = new HashSet<>();
         Thread.getAllStackTraces().keySet().forEach(t -> names.add(t.getName().replaceAll("\\d+", "#")));
         return names;
-    }
-
-    /** A worker context that accepts everything and has no plugin metrics. */
-    static final class QuietContext implements SinkTaskContext {
-        private final Set<TopicPartition> assignment = new HashSet<>(TPS);
-
-        @Override
-        public Map<String, String> configs() {
-            return Map.of();
-        }
-
-        @Override
-        public void offset(Map<TopicPartition, Long> offsets) {
-        }
-
-        @Override
-        public void offset(TopicPartition tp, long offset) {
-        }
-
-        @Override
-        public void timeout(long timeoutMs) {
-        }
-
-        @Override
-        public Set<TopicPartition> assignment() {
-            return assignment;
-        }
-
-        @Override
-        public void pause(TopicPartition... partitions) {
-        }
-
-        @Override
-        public void resume(TopicPartition... partitions) {
-        }
-
-        @Override
-        public void requestCommit() {
-        }
-
-        @Override
-        public PluginMetrics pluginMetrics() {
-            return null;
-        }
     }
 }

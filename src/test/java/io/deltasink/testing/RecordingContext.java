@@ -1,4 +1,4 @@
-package io.deltasink.commit;
+package io.deltasink.testing;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,20 +15,20 @@ import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 
-/** A SinkTaskContext that records what the task asked of the worker (seeks, commit requests, bad records). */
-final class RecordingContext implements SinkTaskContext {
-    final Map<TopicPartition, Long> seeks = new HashMap<>();
-    final Set<TopicPartition> assignment = new HashSet<>();
-    final List<SinkRecord> reported = new ArrayList<>();
-    final List<Throwable> reportedErrors = new ArrayList<>();
-    int commitRequests;
+/** The one SinkTaskContext stub of the tests: records what the task asked of the worker (seeks, commit requests, bad records). */
+public final class RecordingContext implements SinkTaskContext {
+    public final Map<TopicPartition, Long> seeks = new HashMap<>();
+    public final Set<TopicPartition> assignment = new HashSet<>();
+    public final List<SinkRecord> reported = new ArrayList<>();
+    public final List<Throwable> reportedErrors = new ArrayList<>();
+    public int commitRequests;
     /** Every wait the task asked for with timeout(), in order. */
-    final List<Long> timeouts = new ArrayList<>();
+    public final List<Long> timeouts = new ArrayList<>();
     /** The worker's metrics registry as a real worker would hand it out (per-task plugin metrics). */
-    final org.apache.kafka.common.metrics.Metrics metrics = new org.apache.kafka.common.metrics.Metrics();
+    public final org.apache.kafka.common.metrics.Metrics metrics = new org.apache.kafka.common.metrics.Metrics();
     private final boolean withReporter;
 
-    RecordingContext(boolean withReporter) {
+    public RecordingContext(boolean withReporter) {
         this.withReporter = withReporter;
     }
 
@@ -92,7 +92,7 @@ final class RecordingContext implements SinkTaskContext {
     }
 
     /** The value of one of the task's plugin metrics, by name. */
-    double metric(String name) {
+    public double metric(String name) {
         return metrics.metrics().entrySet().stream().filter(e -> e.getKey().name().equals(name))
                 .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
                 .findFirst().orElseThrow(() -> new AssertionError("no metric " + name));
