@@ -1,8 +1,6 @@
 package io.deltasink.storage;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.util.Iterator;
 
@@ -43,7 +41,7 @@ public class ConditionalPutLogStore extends HadoopFileSystemLogStore {
             throws IOException {
         // Everything is in memory before the object is created: a failing action iterator must never
         // leave a partial commit file behind (closing an S3A stream uploads what it holds).
-        byte[] content = serialize(actions);
+        byte[] content = LogContent.serialize(actions);
         FileSystem fs = path.getFileSystem(hadoopConf);
         if (Boolean.TRUE.equals(overwrite)) {
             // checkpoints, checksums, _last_checkpoint: plain (over)write
@@ -103,14 +101,6 @@ public class ConditionalPutLogStore extends HadoopFileSystemLogStore {
             }
         }
         return false;
-    }
-
-    private static byte[] serialize(Iterator<String> actions) {
-        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-        while (actions.hasNext()) {
-            buffer.writeBytes((actions.next() + "\n").getBytes(StandardCharsets.UTF_8));
-        }
-        return buffer.toByteArray();
     }
 
     /** Drops an unfinished upload without creating the object, where the stream supports it. */

@@ -60,18 +60,22 @@ public final class StorageSettings implements AutoCloseable {
         hadoopConf.setBoolean("fs.file.impl.disable.cache", true);
         S3A_UPLOAD_DEFAULTS.forEach(hadoopConf::set);
         hadoopSettings.forEach(hadoopConf::set);
-        useConditionalPutLogStore(hadoopConf, hadoopSettings);
+        useExclusiveLogStores(hadoopConf, hadoopSettings);
         this.fileSystems = FileSystemScope.install(hadoopConf, S3_SCHEMES);
     }
 
     /**
      * Makes Kernel commit to S3 through {@link ConditionalPutLogStore} (S3 conditional writes, safe
-     * across JVMs) instead of its default S3 log store, which only locks within one JVM. A log
-     * store the user configured for a scheme (delta.hadoop.io.delta.kernel.logStore.SCHEME.impl)
-     * is kept. S3A's create-performance mode is always off: it turns a create into a blind
-     * overwrite.
+     * across JVMs) instead of its default S3 log store, which only locks within one JVM, and to
+     * local files through {@link ExclusiveLocalLogStore} instead of a check-then-rename that lets a
+     * second writer replace a commit. A log store the user configured for a scheme
+     * (delta.hadoop.io.delta.kernel.logStore.SCHEME.impl) is kept. S3A's create-performance mode is
+     * always off: it turns a create into a blind overwrite.
      */
-    private static void useConditionalPutLogStore(Configuration conf, Map<String, String> userSettings) {
+    private static void useExclusiveLogStores(Configuration conf, Map<String, String> userSettings) {
+        if (!userSettings.containsKey(logStoreKey("file"))) {
+            conf.set(logStoreKey("file"), ExclusiveLocalLogStore.class.getName());
+        }
         boolean ours = false;
         for (String scheme : S3_SCHEMES) {
             String key = logStoreKey(scheme);

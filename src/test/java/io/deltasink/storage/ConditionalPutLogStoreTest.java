@@ -90,8 +90,8 @@ class ConditionalPutLogStoreTest {
             LogStore store = LogStoreProvider.getLogStore(conf, scheme);
             assertInstanceOf(ConditionalPutLogStore.class, store, scheme);
         }
-        // the local file system keeps Kernel's default
-        assertFalse(LogStoreProvider.getLogStore(conf, "file") instanceof ConditionalPutLogStore);
+        // the local file system has a store of its own
+        assertInstanceOf(ExclusiveLocalLogStore.class, LogStoreProvider.getLogStore(conf, "file"));
         assertEquals("false", conf.get("fs.s3a.create.performance"));
         assertEquals("true", conf.get("fs.s3a.create.conditional.enabled"));
     }

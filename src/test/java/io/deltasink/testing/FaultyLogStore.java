@@ -11,10 +11,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 
-import io.delta.storage.HDFSLogStore;
+import io.deltasink.storage.ExclusiveLocalLogStore;
 
 /**
- * Test-only: Delta's log store for local tables (the one Kernel uses for file: paths), with
+ * Test-only: the connector's log store for local tables (the one Kernel uses for file: paths), with
  * faults injected into the writing of commit files, as storage shows them when the answer to a
  * write is lost: the commit lands and the writer is told "already exists" (a retried conditional
  * create whose first attempt stored the object) or gets an I/O error; or the write is lost
@@ -24,7 +24,7 @@ import io.delta.storage.HDFSLogStore;
  * Faults are armed per table directory and used up one commit at a time; Kernel makes its own
  * log store instances, hence the static registry.
  */
-public class FaultyLogStore extends HDFSLogStore {
+public class FaultyLogStore extends ExclusiveLocalLogStore {
     public static final String KEY = "io.delta.kernel.logStore.file.impl";
 
     public enum Fault {
