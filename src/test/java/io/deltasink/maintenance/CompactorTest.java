@@ -232,6 +232,43 @@ class CompactorTest {
         assertEquals(3 + 3000 + 4, DeltaTableReader.readAll(storage.tableUri()).size());
     }
 
+    @Test
+    void hostileValuesComeOutExactlyAsTheyWentIn() {
+        StorageSettings storage = storage("t");
+        DeltaTable table = SmallFileTables.create(storage);
+        String[] types = {"Küche/Ofen: 東京 %41 \"x\"", "é"};
+        double[] doubles = {Double.NaN, -0.0, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Double.MIN_VALUE};
+        long[] micros = {-62_135_596_800_000_000L, 253_402_300_799_999_999L, 0, -1, 1};
+        for (int c = 0; c < 5; c++) {
+            List<Object[]> rows = new ArrayList<>();
+            for (String type : types) {
+                Object[] r = row(c, type, c % 2 == 0 ? -719_162 : 2_932_896);
+                r[3] = micros[c];
+                r[4] = doubles[c];
+                r[5] = c == 0 ? Float.NaN : -0.0f;
+                r[8] = c == 0 ? new java.math.BigDecimal("-9999999999999999999999999999.9999999999") : null;
+                r[9] = c == 1 ? new byte[0] : new byte[] {0, (byte) 0xff, (byte) 0x80};
+                r[10] = "ü€😀".repeat(c == 2 ? 40_000 : 1) + "\u0000";
+                r[11] = null;
+                rows.add(r);
+            }
+            append(storage, table, rows, c + 1, at("2026-06-22T10:00:00Z"));
+        }
+        String uri = storage.tableUri();
+        List<String> before = multiset(DeltaTableReader.readAll(uri));
+
+        CompactionResult result = new Compactor(storage, NOW).run(ANY_AGE.withMinFiles(2));
+
+        assertEquals("committed", result.outcome(), result.toText());
+        assertEquals(10, result.filesRemoved(), "3 + 2 files for each of 2 types");
+        assertEquals(4, result.filesAdded());
+        assertEquals(before, multiset(DeltaTableReader.readAll(uri)));
+        for (JsonNode add : DeltaTableReader.actions(uri, result.version(), "add")) {
+            JsonNode stats = DeltaTableReader.stats(add);
+            assertEquals(stats.get("numRecords").asLong(), stats.get("nullCount").get("contact").asLong(), add.toString());
+        }
+    }
+
     private static Set<String> rewrittenTypes(String uri, long version) {
         return DeltaTableReader.actions(uri, version, "remove").stream()
                 .map(r -> r.get("partitionValues").get("device_type").asText()).collect(Collectors.toSet());
