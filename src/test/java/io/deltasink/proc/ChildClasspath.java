@@ -23,11 +23,11 @@ import java.util.jar.Manifest;
  * Maven's own JVM with the project's class path in a URLClassLoader. Connect's plugin scan reads
  * java.class.path entry by entry, so the child gets the expanded list.
  */
-final class ChildClasspath {
+public final class ChildClasspath {
     private ChildClasspath() {
     }
 
-    static String current() {
+    public static String current() {
         Set<String> entries = new LinkedHashSet<>();
         ClassLoader loader = ChildClasspath.class.getClassLoader();
         if (loader instanceof URLClassLoader urls && urls.getURLs().length > 0) {

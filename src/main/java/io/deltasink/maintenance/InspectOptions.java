@@ -1,0 +1,33 @@
+package io.deltasink.maintenance;
+
+import java.util.Map;
+
+/**
+ * What to report. Build with {@link #defaults()} and the {@code with} methods.
+ *
+ * @param smallFileBytes files below this size are counted as small
+ * @param lastCommits    how many of the latest commits to list
+ * @param kafka          Kafka client settings (at least bootstrap.servers) to report each partition's
+ *                       end offset and lag beside the table's position; empty: no lag
+ * @param connectorName  the connector whose txn app ids map to Kafka partitions (for the lag); may be null
+ * @param appIdTemplate  that connector's txn.app.id.template; null: the default template
+ */
+public record InspectOptions(long smallFileBytes, int lastCommits, Map<String, Object> kafka, String connectorName,
+                             String appIdTemplate) {
+
+    public static InspectOptions defaults() {
+        throw new UnsupportedOperationException("contract: implemented on the vacuum branch");
+    }
+
+    public InspectOptions withSmallFileBytes(long bytes) {
+        return new InspectOptions(bytes, lastCommits, kafka, connectorName, appIdTemplate);
+    }
+
+    public InspectOptions withLastCommits(int count) {
+        return new InspectOptions(smallFileBytes, count, kafka, connectorName, appIdTemplate);
+    }
+
+    public InspectOptions withKafka(Map<String, Object> settings, String connector, String template) {
+        return new InspectOptions(smallFileBytes, lastCommits, settings, connector, template);
+    }
+}
