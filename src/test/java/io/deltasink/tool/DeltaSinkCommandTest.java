@@ -10,7 +10,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -169,30 +172,53 @@ class DeltaSinkCommandTest {
         assertEquals(sorted(rowsBefore), sorted(DeltaTableReader.readAll(copy.toString())), "rows unchanged");
     }
 
-    /** vacuum after optimize: a dry run lists the replaced files and deletes none; the real run deletes them. */
+    /**
+     * vacuum after optimize, with an orphan file left 8 days ago by a batch never committed: a
+     * retention under the table's is refused without --force; a dry run lists the orphan and deletes
+     * nothing; the real run deletes exactly the orphan (the files optimize replaced a moment ago
+     * are within the retention and stay for time travel); rows unchanged.
+     */
     @Test
     void vacuumDryRunThenRealRun() throws IOException {
         Path copy = copyOf(table, "vacuumed");
         assertEquals(0, run("optimize", "--table", copy.toString(), "--min-age", "0s").status());
+        Path orphan = orphan(copy);
         List<Map<String, Object>> rowsBefore = sorted(DeltaTableReader.readAll(copy.toString()));
         List<Path> before = files(copy);
 
-        Run refused = run("vacuum", "--table", copy.toString(), "--retention", "0d", "--json");
+        Run refused = run("vacuum", "--table", copy.toString(), "--retention", "1h", "--json");
         assertEquals(DeltaSinkCommand.FAILED, refused.status(), "a retention under the table's needs --force: " + refused);
+        assertEquals(1, refused.errLines().size(), refused.err());
         assertEquals(before, files(copy));
 
-        Run dry = run("vacuum", "--table", copy.toString(), "--retention", "0d", "--force", "--dry-run", "--json");
+        Run dry = run("vacuum", "--table", copy.toString(), "--dry-run", "--json");
         assertEquals(0, dry.status(), dry.toString());
         assertTrue(dry.json().path("dryRun").asBoolean(), dry.out());
+        assertEquals(1, dry.json().path("deletedFiles").asLong(), dry.out());
+        assertEquals(Files.size(orphan), dry.json().path("deletedBytes").asLong(), dry.out());
         assertEquals(before, files(copy), "a dry run deletes nothing");
-        long wouldDelete = dry.json().path("deletedFiles").asLong();
 
-        Run real = run("vacuum", "--table", copy.toString(), "--retention", "0d", "--force", "--json");
+        Run real = run("vacuum", "--table", copy.toString(), "--json");
         assertEquals(0, real.status(), real.toString());
         assertFalse(real.json().path("dryRun").asBoolean(), real.out());
-        assertEquals(wouldDelete, real.json().path("deletedFiles").asLong(), "what the dry run listed: " + dry.out());
-        assertEquals(before.size() - wouldDelete, files(copy).size());
+        assertEquals(1, real.json().path("deletedFiles").asLong(), real.out());
+        List<Path> expected = new ArrayList<>(before);
+        expected.remove(orphan);
+        assertEquals(expected, files(copy));
         assertEquals(rowsBefore, sorted(DeltaTableReader.readAll(copy.toString())), "rows unchanged");
+    }
+
+    /** A Parquet file no commit references, as a killed batch leaves it, last written 8 days ago. */
+    static Path orphan(Path table) throws IOException {
+        Path partition;
+        try (Stream<Path> dirs = Files.list(table)) {
+            partition = dirs.filter(p -> p.getFileName().toString().startsWith("device_type=")).findFirst().orElseThrow();
+        }
+        Path source = files(partition).get(0);
+        Path orphan = source.resolveSibling("part-orphan-of-a-killed-batch.parquet");
+        Files.copy(source, orphan);
+        Files.setLastModifiedTime(orphan, FileTime.from(Instant.now().minus(Duration.ofDays(8))));
+        return orphan;
     }
 
     private static Path copyOf(Path source, String name) throws IOException {
