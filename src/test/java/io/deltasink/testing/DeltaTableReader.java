@@ -142,9 +142,18 @@ public final class DeltaTableReader {
         }
     }
 
+    /** All rows of {@code version} (time travel), partition columns included, in file order. */
+    public static List<Map<String, Object>> readAll(String tablePath, long version, Configuration conf) {
+        Engine engine = DefaultEngine.create(conf);
+        return read(engine, TableManager.loadSnapshot(tablePath).atVersion(version).build(engine));
+    }
+
     private static List<Map<String, Object>> read(String tablePath, Configuration conf) {
         Engine engine = DefaultEngine.create(conf);
-        Snapshot snapshot = TableManager.loadSnapshot(tablePath).build(engine);
+        return read(engine, TableManager.loadSnapshot(tablePath).build(engine));
+    }
+
+    private static List<Map<String, Object>> read(Engine engine, Snapshot snapshot) {
         Scan scan = snapshot.getScanBuilder().build();
         Row scanState = scan.getScanState(engine);
         StructType physicalSchema = physicalSchema(snapshot);

@@ -37,6 +37,7 @@ public class FaultyLogStore extends ExclusiveLocalLogStore {
     }
 
     private static final Map<String, Deque<Fault>> ARMED = new ConcurrentHashMap<>();
+    private static final Map<String, Runnable> RIVALS = new ConcurrentHashMap<>();
 
     public FaultyLogStore(Configuration conf) {
         super(conf);
@@ -48,6 +49,15 @@ public class FaultyLogStore extends ExclusiveLocalLogStore {
         synchronized (queue) {
             queue.addAll(java.util.List.of(faults));
         }
+    }
+
+    /**
+     * Runs {@code rival} once, right before the next commit file of the table at {@code tableUri} is
+     * written: the deterministic way to make that commit lose the race for its version to whatever
+     * the rival commits (its own commits are not held up).
+     */
+    public static void beforeNextCommit(String tableUri, Runnable rival) {
+        RIVALS.put(logDir(new Path(tableUri)), rival);
     }
 
     /** Faults armed for the table and not used yet. */
@@ -64,7 +74,12 @@ public class FaultyLogStore extends ExclusiveLocalLogStore {
     @Override
     public void write(Path path, Iterator<String> actions, Boolean overwrite, Configuration hadoopConf)
             throws IOException {
-        Fault fault = Boolean.TRUE.equals(overwrite) || !path.getName().matches("\\d{20}\\.json") ? null : next(path);
+        boolean commit = !Boolean.TRUE.equals(overwrite) && path.getName().matches("\\d{20}\\.json");
+        Runnable rival = commit ? RIVALS.remove(path.getParent().toUri().getPath()) : null;
+        if (rival != null) {
+            rival.run();
+        }
+        Fault fault = commit ? next(path) : null;
         if (fault == Fault.LOST_BEFORE_WRITE) {
             throw new IOException("injected: connection reset before " + path.getName() + " was stored");
         }
