@@ -10,6 +10,8 @@ import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.expressions.Literal;
 import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.SnapshotImpl;
+import io.delta.kernel.internal.TableConfig;
+import io.delta.kernel.internal.actions.Protocol;
 import io.delta.kernel.internal.actions.AddFile;
 import io.delta.kernel.internal.actions.SetTransaction;
 import io.delta.kernel.internal.actions.SingleAction;
@@ -19,6 +21,11 @@ import io.delta.kernel.internal.fs.Path;
 import io.delta.kernel.internal.replay.ActionWrapper;
 import io.delta.kernel.internal.replay.ActionsIterator;
 import io.delta.kernel.internal.replay.LogReplay;
+import io.delta.kernel.internal.snapshot.MetadataCleanup;
+import io.delta.kernel.internal.tablefeatures.TableFeatures;
+import io.delta.kernel.types.LongType;
+import io.delta.kernel.types.StringType;
+import io.delta.kernel.types.StructType;
 import io.delta.kernel.internal.util.VectorUtils;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.DataFileStatus;
@@ -35,6 +42,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
@@ -53,7 +61,11 @@ import java.util.function.Consumer;
  * <li>the public API answers "which version does this appId hold", never "which appIds are
  * there"; the connector needs the whole set to see who else writes the table;</li>
  * <li>a compaction replaces files: it commits {@code remove} actions, which the public API cannot
- * build, and {@code add} actions with dataChange=false, where the public API always says true.</li>
+ * build, and {@code add} actions with dataChange=false, where the public API always says true;</li>
+ * <li>vacuum must keep files removed less than the retention ago: the public API lists no
+ * {@code remove} action, nor the protocol's features, nor the retention settings as Kernel parses
+ * them; and Kernel's checkpoint hook does not delete expired log files for a snapshot loaded by
+ * version (as the hook loads it), so log upkeep calls Kernel's cleanup itself.</li>
  * </ul>
  */
 final class KernelInternals {
@@ -172,6 +184,73 @@ final class KernelInternals {
             return uri.isAbsolute() || uri.getPath() == null || uri.getPath().startsWith("/") ? null : uri.getPath();
         } catch (URISyntaxException e) {
             return logPath.startsWith("/") ? null : logPath;
+        }
+    }
+
+    private static final StructType REMOVE_READ_SCHEMA = new StructType().add("remove",
+            new StructType().add("path", StringType.STRING).add("deletionTimestamp", LongType.LONG));
+
+    /**
+     * The {@code remove} actions (tombstones) up to the snapshot's version, newest first per path, read
+     * the way Kernel replays the log (newest commit first, then the checkpoint); a path the snapshot
+     * holds again as an active file is still listed: the caller keeps active files anyway.
+     */
+    static Map<String, RemovedFile> removedFiles(Engine engine, Snapshot snapshot) {
+        Map<String, RemovedFile> removed = new LinkedHashMap<>();
+        try (ActionsIterator actions = new ActionsIterator(engine,
+                ((SnapshotImpl) snapshot).getLogSegment().allLogFilesReversed(), REMOVE_READ_SCHEMA, Optional.empty())) {
+            while (actions.hasNext()) {
+                ColumnVector remove = actions.next().getColumnarBatch().getColumnVector(0);
+                ColumnVector path = remove.getChild(0);
+                ColumnVector deleted = remove.getChild(1);
+                for (int row = 0; row < remove.getSize(); row++) {
+                    if (!remove.isNullAt(row) && !path.isNullAt(row)) {
+                        String logPath = path.getString(row);
+                        removed.putIfAbsent(logPath, new RemovedFile(logPath, relativePath(logPath),
+                                deleted.isNullAt(row) ? 0L : deleted.getLong(row)));
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return removed;
+    }
+
+    /** The table's protocol: reader and writer versions and the features it names. */
+    static TableProtocol protocol(Snapshot snapshot) {
+        Protocol protocol = snapshot.getProtocol();
+        return new TableProtocol(protocol.getMinReaderVersion(), protocol.getMinWriterVersion(),
+                List.copyOf(new TreeSet<>(protocol.getReaderFeatures())),
+                List.copyOf(new TreeSet<>(protocol.getWriterFeatures())));
+    }
+
+    /** delta.deletedFileRetentionDuration as Kernel (and Delta) parse it: 7 days when unset. */
+    static long deletedFileRetentionMillis(Map<String, String> properties) {
+        return TableConfig.TOMBSTONE_RETENTION.fromMetadata(properties);
+    }
+
+    /** delta.logRetentionDuration as Kernel (and Delta) parse it: 30 days when unset. */
+    static long logRetentionMillis(Map<String, String> properties) {
+        return TableConfig.LOG_RETENTION.fromMetadata(properties);
+    }
+
+    /**
+     * Deletes the log files older than {@code retentionMillis} that no version after them needs, by
+     * Kernel's own rules (commit and checkpoint files below a later complete checkpoint); nothing when
+     * delta.enableExpiredLogCleanup is false or the table protects its checkpoints. The number deleted.
+     */
+    static long cleanupExpiredLogs(Engine engine, Snapshot snapshot, java.time.Clock clock, long retentionMillis) {
+        boolean enabled = TableConfig.EXPIRED_LOG_CLEANUP_ENABLED.fromMetadata(snapshot.getTableProperties());
+        boolean protectedCheckpoints = snapshot.getProtocol().getWriterFeatures()
+                .contains(TableFeatures.CHECKPOINT_PROTECTION_W_FEATURE.featureName());
+        if (!enabled || protectedCheckpoints) {
+            return 0;
+        }
+        try {
+            return MetadataCleanup.cleanupExpiredLogs(engine, clock::millis, new Path(snapshot.getPath()), retentionMillis);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }

@@ -3,6 +3,8 @@ package io.deltasink.table;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.types.StructField;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -134,6 +136,55 @@ public final class TableSnapshot {
     public List<TableFile> files() {
         try {
             return Collections.unmodifiableList(KernelInternals.activeFiles(engine, snapshot));
+        } catch (RuntimeException e) {
+            throw TableErrors.onRead(e, tablePath, engine, version());
+        }
+    }
+
+    /**
+     * The files this version removed and still remembers (its {@code remove} actions, newest per path),
+     * by log path; vacuum keeps them until their deletion is older than the retention.
+     *
+     * @throws UnusableTableException when the log cannot be read as it is (see {@link TableErrors})
+     */
+    public Map<String, RemovedFile> removedFiles() {
+        try {
+            return Collections.unmodifiableMap(KernelInternals.removedFiles(engine, snapshot));
+        } catch (RuntimeException e) {
+            throw TableErrors.onRead(e, tablePath, engine, version());
+        }
+    }
+
+    /** The table's protocol: reader/writer versions and features. */
+    public TableProtocol protocol() {
+        return KernelInternals.protocol(snapshot);
+    }
+
+    /** How long removed files must stay for time travel: delta.deletedFileRetentionDuration (7 days when unset). */
+    public Duration deletedFileRetention() {
+        return Duration.ofMillis(KernelInternals.deletedFileRetentionMillis(snapshot.getTableProperties()));
+    }
+
+    /** How long log files are kept: delta.logRetentionDuration (30 days when unset). */
+    public Duration logRetention() {
+        return Duration.ofMillis(KernelInternals.logRetentionMillis(snapshot.getTableProperties()));
+    }
+
+    /**
+     * Deletes the log files older than {@link #logRetention()} (by {@code clock}) that no later version
+     * needs, by Kernel's rules: commits and checkpoints below a newer complete checkpoint. Nothing when
+     * delta.enableExpiredLogCleanup=false. Time travel to the versions deleted stops working.
+     *
+     * @return the number of log files deleted
+     */
+    public long cleanupExpiredLogs(Clock clock) {
+        return KernelInternals.cleanupExpiredLogs(engine, snapshot, clock, logRetention().toMillis());
+    }
+
+    /** Up to {@code count} commits ending at this version, newest first, read from their commit files. */
+    public List<CommitSummary> lastCommits(int count) {
+        try {
+            return Collections.unmodifiableList(CommitHistory.last(engine, path(), version(), count));
         } catch (RuntimeException e) {
             throw TableErrors.onRead(e, tablePath, engine, version());
         }
