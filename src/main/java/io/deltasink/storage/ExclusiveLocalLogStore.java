@@ -92,10 +92,16 @@ public class ExclusiveLocalLogStore extends HadoopFileSystemLogStore {
         syncDirectory(dir);
     }
 
+    /**
+     * True: a file created on a local file system is visible while it is written. Kernel asks this
+     * of the log store before writing checkpoints (and other files it writes "atomically") and,
+     * given true, writes them to a temporary file and renames it; given false it would write a
+     * checkpoint in place, where a reader listing the log meanwhile loads half a file. The commit
+     * files this store writes appear whole regardless (see {@link #write}).
+     */
     @Override
     public Boolean isPartialWriteVisible(Path path, Configuration hadoopConf) {
-        // a commit file appears under its name when it is complete
-        return false;
+        return true;
     }
 
     /**

@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -34,7 +35,15 @@ import org.apache.hadoop.fs.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.delta.kernel.data.ColumnarBatch;
+import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.defaults.internal.logstore.LogStoreProvider;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.internal.util.Utils;
+import io.delta.kernel.types.LongType;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.FileStatus;
 import io.delta.storage.LogStore;
 
 /**
@@ -74,7 +83,45 @@ class ExclusiveLocalLogStoreTest {
     void kernelCommitsLocalTablesThroughTheExclusiveStore() throws IOException {
         Configuration conf = connectorConf(Map.of());
         assertInstanceOf(ExclusiveLocalLogStore.class, LogStoreProvider.getLogStore(conf, "file"));
-        assertFalse(LogStoreProvider.getLogStore(conf, "file").isPartialWriteVisible(new Path("/x"), conf));
+    }
+
+    /**
+     * Kernel writes checkpoints through the engine's "atomic" Parquet write, which writes in place
+     * when the log store says partial writes are invisible: a reader listing the log meanwhile would
+     * load half a checkpoint. The file must appear under its name only once complete.
+     */
+    @Test
+    void aCheckpointFileAppearsOnlyWhenComplete() throws IOException {
+        java.nio.file.Path log = Files.createDirectories(root.resolve("t/_delta_log"));
+        java.nio.file.Path json = Files.writeString(log.resolve("rows.json"), "{\"a\":1}\n{\"a\":2}\n");
+        java.nio.file.Path checkpoint = log.resolve(String.format("%020d.checkpoint.parquet", 10));
+        try (StorageSettings storage = new StorageSettings(root.resolve("t").toString(), Map.of())) {
+            Engine engine = storage.createEngine();
+            StructType schema = new StructType().add("a", LongType.LONG);
+            FileStatus input = FileStatus.of(json.toUri().toString(), Files.size(json), 0);
+            List<FilteredColumnarBatch> batches = new ArrayList<>();
+            try (CloseableIterator<ColumnarBatch> read = engine.getJsonHandler().readJsonFiles(
+                    Utils.toCloseableIterator(List.of(input).iterator()), schema, Optional.empty())) {
+                read.forEachRemaining(b -> batches.add(new FilteredColumnarBatch(b, Optional.empty())));
+            }
+            List<Boolean> visibleWhileWriting = new ArrayList<>();
+            Iterator<FilteredColumnarBatch> data = batches.iterator();
+            engine.getParquetHandler().writeParquetFileAtomically(checkpoint.toUri().toString(),
+                    Utils.toCloseableIterator(new Iterator<>() {
+                        @Override
+                        public boolean hasNext() {
+                            visibleWhileWriting.add(Files.exists(checkpoint));
+                            return data.hasNext();
+                        }
+
+                        @Override
+                        public FilteredColumnarBatch next() {
+                            return data.next();
+                        }
+                    }));
+            assertFalse(visibleWhileWriting.contains(true), "the checkpoint was visible while written");
+            assertTrue(Files.size(checkpoint) > 0);
+        }
     }
 
     @Test
