@@ -27,7 +27,8 @@ import io.deltasink.model.DataFile;
 /**
  * Turns finished data files into {@code add} action rows through Kernel's public write path:
  * one write context per distinct partition, {@link DataFileStatus} with
- * {@link DataFileStatistics}, and {@link Transaction#generateAppendActions}.
+ * {@link DataFileStatistics}, and {@link Transaction#generateAppendActions}; files that only
+ * rewrite rows (dataChange=false) the same way through {@link KernelInternals#addAction}.
  */
 final class AppendActions {
 
@@ -37,8 +38,9 @@ final class AppendActions {
     /**
      * @param tableRoot the table path of the snapshot the transaction was built on (Kernel makes
      *                  the add paths relative to it again)
+     * @param dataChange false for files whose rows are already in the table (a compaction)
      */
-    static List<Row> of(Engine engine, Transaction txn, String tableRoot, List<DataFile> files) {
+    static List<Row> of(Engine engine, Transaction txn, String tableRoot, List<DataFile> files, boolean dataChange) {
         Row state = txn.getTransactionState(engine);
         StructType schema = txn.getSchema(engine);
         List<String> partitionColumns = txn.getPartitionColumns(engine);
@@ -56,6 +58,10 @@ final class AppendActions {
             for (DataFile file : group.getValue()) {
                 statuses.add(new DataFileStatus(root + "/" + relativePath(file), file.size(),
                         file.modificationTime(), Optional.of(statistics(schema, partitionColumns, file))));
+            }
+            if (!dataChange) {
+                statuses.forEach(status -> actions.add(KernelInternals.addAction(state, partition, status, false)));
+                continue;
             }
             try (CloseableIterator<Row> rows = Transaction.generateAppendActions(engine, state,
                     new ListCloseableIterator<>(statuses), context)) {

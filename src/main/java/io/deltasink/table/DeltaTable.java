@@ -36,6 +36,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -248,7 +249,7 @@ public final class DeltaTable {
         if (files.isEmpty() && txnVersions.isEmpty()) {
             throw new IllegalArgumentException("nothing to commit: no files and no txn versions");
         }
-        return commit(base, files, txnVersions, engineInfo, Operation.STREAMING_UPDATE);
+        return commit(base, files, true, engineInfo, Operation.STREAMING_UPDATE, snapshot -> txnActions(txnVersions));
     }
 
     /**
@@ -265,11 +266,55 @@ public final class DeltaTable {
         if (txnVersions.isEmpty()) {
             throw new IllegalArgumentException("nothing to commit: no txn versions");
         }
-        return commit(base, List.of(), txnVersions, engineInfo, Operation.MANUAL_UPDATE);
+        return commit(base, List.of(), true, engineInfo, Operation.MANUAL_UPDATE, snapshot -> txnActions(txnVersions));
     }
 
-    private synchronized long commit(TableSnapshot base, List<DataFile> files, Map<String, Long> txnVersions, String engineInfo,
-                        Operation operation) {
+    private List<Row> txnActions(Map<String, Long> txnVersions) {
+        List<Row> actions = new ArrayList<>(txnVersions.size());
+        long now = clock.millis();
+        txnVersions.forEach((appId, version) -> actions.add(KernelInternals.txnAction(appId,
+                Objects.requireNonNull(version, () -> "txn version of " + appId), now)));
+        return actions;
+    }
+
+    /**
+     * Commits one version on top of {@code base} that replaces files without changing the table's
+     * rows (a compaction): a {@code remove} per file of {@code removedLogPaths} and an {@code add} per
+     * file of {@code added}, all with dataChange=false, no {@code txn} action, and a commitInfo with
+     * operation "Manual Update" (Kernel 4.4 has no OPTIMIZE; {@code engineInfo} tells the writer).
+     * Identified and reported like {@link #commitAppend}, so a streaming writer sees it as any other
+     * writer's commit.
+     *
+     * @param removedLogPaths the files to replace, by their path in the log ({@link TableFile#logPath()})
+     * @return the committed version, {@code base.version() + 1}
+     * @throws InputFilesGoneException       when {@code base} no longer holds one of the files: nothing
+     *                                       was committed
+     * @throws CommitConflictException       when that version holds another writer's commit
+     * @throws CommitOutcomeUnknownException when it cannot be told whether this commit landed
+     */
+    public long commitRewrite(TableSnapshot base, Set<String> removedLogPaths, List<DataFile> added,
+                              String engineInfo) {
+        Objects.requireNonNull(removedLogPaths, "removedLogPaths");
+        Objects.requireNonNull(added, "added");
+        if (removedLogPaths.isEmpty()) {
+            throw new IllegalArgumentException("nothing to rewrite: no files to remove");
+        }
+        return commit(base, added, false, engineInfo, Operation.MANUAL_UPDATE, snapshot -> {
+            Map<String, Row> removes = KernelInternals.removeActions(engine, snapshot, removedLogPaths, clock.millis());
+            if (removes.size() < removedLogPaths.size()) {
+                List<String> missing = removedLogPaths.stream().filter(p -> !removes.containsKey(p)).sorted().toList();
+                throw new InputFilesGoneException(tablePath, snapshot.getVersion(), missing);
+            }
+            return new ArrayList<>(removes.values());
+        });
+    }
+
+    /**
+     * The shared commit path: {@code otherActions} gives the actions besides the adds of
+     * {@code files} (txn or remove rows) for the snapshot the transaction builds on.
+     */
+    private synchronized long commit(TableSnapshot base, List<DataFile> files, boolean dataChange, String engineInfo,
+                                     Operation operation, Function<Snapshot, List<Row>> otherActions) {
         Objects.requireNonNull(base, "base");
         Objects.requireNonNull(engineInfo, "engineInfo");
         Set<String> paths = new HashSet<>();
@@ -295,11 +340,8 @@ public final class DeltaTable {
             throw TableErrors.unsupported(tablePath, base.version(), e, "write");
         }
 
-        List<Row> actions = new ArrayList<>(files.size() + txnVersions.size());
-        long now = clock.millis();
-        txnVersions.forEach((appId, version) -> actions.add(KernelInternals.txnAction(appId,
-                Objects.requireNonNull(version, () -> "txn version of " + appId), now)));
-        actions.addAll(AppendActions.of(engine, txn, snapshot.getPath(), files));
+        List<Row> actions = new ArrayList<>(otherActions.apply(snapshot));
+        actions.addAll(AppendActions.of(engine, txn, snapshot.getPath(), files, dataChange));
 
         TransactionCommitResult result;
         committer.reset();
@@ -309,8 +351,9 @@ public final class DeltaTable {
             return landedAnyway(snapshot.getPath(), e);
         }
         long version = result.getVersion();
-        log.debug("Committed version {} of Delta table {}: {} files, {} rows, txn {} in {} ms",
-                version, tablePath, files.size(), rows, txnVersions, (System.nanoTime() - started) / 1_000_000);
+        log.debug("Committed version {} of Delta table {}: {} files, {} rows, {} other actions in {} ms",
+                version, tablePath, files.size(), rows, actions.size() - files.size(),
+                (System.nanoTime() - started) / 1_000_000);
         runPostCommitHooks(result);
         return version;
     }

@@ -6,19 +6,36 @@ import io.delta.kernel.commit.Committer;
 import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
+import io.delta.kernel.data.FilteredColumnarBatch;
+import io.delta.kernel.expressions.Literal;
+import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.SnapshotImpl;
+import io.delta.kernel.internal.actions.AddFile;
 import io.delta.kernel.internal.actions.SetTransaction;
 import io.delta.kernel.internal.actions.SingleAction;
 import io.delta.kernel.internal.commit.DefaultFileSystemManagedTableOnlyCommitter;
+import io.delta.kernel.internal.data.TransactionStateRow;
+import io.delta.kernel.internal.fs.Path;
 import io.delta.kernel.internal.replay.ActionWrapper;
 import io.delta.kernel.internal.replay.ActionsIterator;
 import io.delta.kernel.internal.replay.LogReplay;
+import io.delta.kernel.internal.util.VectorUtils;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.DataFileStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The one place that uses Kernel's internal classes ({@code io.delta.kernel.internal.*}), so a
@@ -34,7 +51,9 @@ import java.util.Optional;
  * {@code commitInfo}; the public {@link CommitMetadata} hands out that commitInfo as an internal
  * type;</li>
  * <li>the public API answers "which version does this appId hold", never "which appIds are
- * there"; the connector needs the whole set to see who else writes the table.</li>
+ * there"; the connector needs the whole set to see who else writes the table;</li>
+ * <li>a compaction replaces files: it commits {@code remove} actions, which the public API cannot
+ * build, and {@code add} actions with dataChange=false, where the public API always says true.</li>
  * </ul>
  */
 final class KernelInternals {
@@ -92,5 +111,67 @@ final class KernelInternals {
             throw new UncheckedIOException(e);
         }
         return versions;
+    }
+
+    /** The active files of the snapshot (its {@code add} actions after log replay). */
+    static List<TableFile> activeFiles(Engine engine, Snapshot snapshot) {
+        List<TableFile> files = new ArrayList<>();
+        forEachAdd(engine, snapshot, false, add -> files.add(new TableFile(add.getPath(), relativePath(add.getPath()),
+                Collections.unmodifiableMap(new HashMap<>(VectorUtils.<String, String>toJavaMap(add.getPartitionValues()))),
+                add.getSize(), add.getModificationTime(), add.getDeletionVector().isPresent())));
+        return files;
+    }
+
+    /**
+     * {@code remove} action rows (dataChange=false, statistics and partition values kept) for those of
+     * {@code logPaths} the snapshot holds, by log path; a path it does not hold has no entry.
+     */
+    static Map<String, Row> removeActions(Engine engine, Snapshot snapshot, Set<String> logPaths,
+                                          long deletionTimestamp) {
+        Map<String, Row> removes = new LinkedHashMap<>();
+        forEachAdd(engine, snapshot, true, add -> {
+            if (logPaths.contains(add.getPath())) {
+                removes.put(add.getPath(), SingleAction.createRemoveFileSingleAction(
+                        add.toRemoveFileRow(false, Optional.of(deletionTimestamp))));
+            }
+        });
+        return removes;
+    }
+
+    /**
+     * An {@code add} action row as {@code Transaction.generateAppendActions} builds it, but with the
+     * given dataChange flag: false for files that only rewrite rows already in the table.
+     */
+    static Row addAction(Row transactionState, Map<String, Literal> partitionValues, DataFileStatus file,
+                         boolean dataChange) {
+        URI tableRoot = new Path(TransactionStateRow.getTablePath(transactionState)).toUri();
+        AddFile add = AddFile.convertDataFileStatus(TransactionStateRow.getPhysicalSchema(transactionState), tableRoot,
+                file, partitionValues, dataChange, Map.of(), Optional.empty(), Optional.empty(), Optional.empty());
+        return SingleAction.createAddFileSingleAction(add.toRow());
+    }
+
+    private static void forEachAdd(Engine engine, Snapshot snapshot, boolean withStats, Consumer<AddFile> action) {
+        try (CloseableIterator<FilteredColumnarBatch> batches = snapshot.getScanBuilder().build()
+                .getScanFiles(engine, withStats)) {
+            while (batches.hasNext()) {
+                try (CloseableIterator<Row> rows = batches.next().getRows()) {
+                    while (rows.hasNext()) {
+                        action.accept(new AddFile(rows.next().getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL)));
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The decoded name below the table root of a log path, or null for an absolute one. */
+    private static String relativePath(String logPath) {
+        try {
+            URI uri = new URI(logPath);
+            return uri.isAbsolute() || uri.getPath() == null || uri.getPath().startsWith("/") ? null : uri.getPath();
+        } catch (URISyntaxException e) {
+            return logPath.startsWith("/") ? null : logPath;
+        }
     }
 }

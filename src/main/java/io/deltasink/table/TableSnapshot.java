@@ -125,6 +125,20 @@ public final class TableSnapshot {
         return new RowSchema(columns);
     }
 
+    /**
+     * The data files of this version (its active {@code add} actions), read from the log each call.
+     *
+     * @throws UnusableTableException when the log cannot be read as it is (see {@link TableErrors});
+     *                                an I/O failure is thrown as it is
+     */
+    public List<TableFile> files() {
+        try {
+            return Collections.unmodifiableList(KernelInternals.activeFiles(engine, snapshot));
+        } catch (RuntimeException e) {
+            throw TableErrors.onRead(e, tablePath, engine, version());
+        }
+    }
+
     /** The table properties (metaData.configuration). */
     public Map<String, String> properties() {
         return Collections.unmodifiableMap(snapshot.getTableProperties());
