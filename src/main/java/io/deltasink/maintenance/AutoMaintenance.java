@@ -170,9 +170,9 @@ public final class AutoMaintenance implements AutoCloseable {
         long finished = clock.millis();
         metrics.runFinished(finished, finished - started);
         if (!failures.isEmpty()) {
-            metrics.runFailed();
             log.warn("Table upkeep of {} failed ({}); ingestion goes on, the next run is tried when due", table,
                     String.join("; ", failures), first);
+            metrics.runFailed();
         }
     }
 
