@@ -1,9 +1,20 @@
 package io.deltasink.maintenance;
 
 import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+
+import io.deltasink.write.WriterSettings;
 
 /**
  * What one compaction run may do. Build with {@link #defaults()} and the {@code with} methods.
+ *
+ * <p>The defaults suit a Raspberry Pi writing to local disk or S3 (docs/design.md, "Compaction"):
+ * 128 MiB files, the writer's own target and a size readers and S3 handle well (few requests per
+ * GiB, row groups worth a range read); files under a quarter of it are small, so a file is rewritten
+ * at most about twice on its way to full size; a table partition needs 4 small files, so a run never
+ * rewrites a partition to save one or two files; at most 1 GiB of input per run, a few minutes of
+ * a Pi's CPU and I/O; partitions written to within the last hour are left to the writer.
  *
  * @param targetFileBytes a rewritten file is closed near this size
  * @param smallFileBytes  files below this size are candidates for rewriting
@@ -15,8 +26,32 @@ import java.time.Duration;
 public record CompactionOptions(long targetFileBytes, long smallFileBytes, int minFiles, long maxBytesPerRun,
                                 Duration minAge, String compression) {
 
+    public static final long DEFAULT_TARGET_FILE_BYTES = 128L * 1024 * 1024;
+    public static final long DEFAULT_SMALL_FILE_BYTES = DEFAULT_TARGET_FILE_BYTES / 4;
+    public static final int DEFAULT_MIN_FILES = 4;
+    public static final long DEFAULT_MAX_BYTES_PER_RUN = 1024L * 1024 * 1024;
+    public static final Duration DEFAULT_MIN_AGE = Duration.ofHours(1);
+
+    public CompactionOptions {
+        positive("targetFileBytes", targetFileBytes);
+        positive("smallFileBytes", smallFileBytes);
+        positive("minFiles", minFiles);
+        positive("maxBytesPerRun", maxBytesPerRun);
+        Objects.requireNonNull(minAge, "minAge");
+        if (minAge.isNegative()) {
+            throw new IllegalArgumentException("minAge must not be negative, was " + minAge);
+        }
+        Objects.requireNonNull(compression, "compression");
+        if (!WriterSettings.COMPRESSIONS.contains(compression.trim().toLowerCase(Locale.ROOT))) {
+            throw new IllegalArgumentException("unknown compression '" + compression + "'; valid values: "
+                    + String.join(", ", WriterSettings.COMPRESSIONS));
+        }
+    }
+
+    /** 128 MiB files, small below 32 MiB, at least 4 small files, 1 GiB per run, 1 hour, snappy. */
     public static CompactionOptions defaults() {
-        throw new UnsupportedOperationException("contract: implemented on the compaction branch");
+        return new CompactionOptions(DEFAULT_TARGET_FILE_BYTES, DEFAULT_SMALL_FILE_BYTES, DEFAULT_MIN_FILES,
+                DEFAULT_MAX_BYTES_PER_RUN, DEFAULT_MIN_AGE, WriterSettings.DEFAULT_COMPRESSION);
     }
 
     public CompactionOptions withTargetFileBytes(long bytes) {
@@ -41,5 +76,11 @@ public record CompactionOptions(long targetFileBytes, long smallFileBytes, int m
 
     public CompactionOptions withCompression(String codec) {
         return new CompactionOptions(targetFileBytes, smallFileBytes, minFiles, maxBytesPerRun, minAge, codec);
+    }
+
+    private static void positive(String name, long value) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(name + " must be > 0, was " + value);
+        }
     }
 }

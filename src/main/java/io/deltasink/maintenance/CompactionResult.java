@@ -1,5 +1,7 @@
 package io.deltasink.maintenance;
 
+import java.util.Locale;
+
 /**
  * What a compaction run did (or, for a plan, would do).
  *
@@ -16,6 +18,13 @@ public record CompactionResult(long version, int partitions, int filesRemoved, i
 
     /** A human-readable summary (the command's text output). */
     public String toText() {
-        throw new UnsupportedOperationException("contract: implemented on the compaction branch");
+        String head = version >= 0 ? "Compaction " + outcome + " as version " + version : "Compaction: " + outcome;
+        return head + "\n"
+                + String.format(Locale.ROOT, "  table partitions  %,d\n", partitions)
+                + String.format(Locale.ROOT, "  files removed     %,d\n", filesRemoved)
+                + String.format(Locale.ROOT, "  files added       %,d\n", filesAdded)
+                + String.format(Locale.ROOT, "  bytes rewritten   %,d (%.1f MiB)\n", bytesRewritten,
+                        bytesRewritten / (1024.0 * 1024))
+                + String.format(Locale.ROOT, "  rows rewritten    %,d\n", rowsRewritten);
     }
 }

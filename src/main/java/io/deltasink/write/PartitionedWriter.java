@@ -9,7 +9,6 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -334,7 +333,7 @@ public final class PartitionedWriter {
     }
 
     private String fileName(int counter, UUID id) {
-        return String.format(Locale.ROOT, "part-%05d-%s.c000%s.parquet", counter, id, settings.fileNameCodecPart());
+        return settings.dataFileName(counter, id);
     }
 
     private void closeFile(Partition partition) throws IOException {

@@ -3,6 +3,7 @@ package io.deltasink.write;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.UUID;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
@@ -145,6 +146,11 @@ public record WriterSettings(String compression, long rowGroupSizeBytes, int pag
             case "gzip" -> ".gz";
             default -> "";
         };
+    }
+
+    /** A data file's name as Spark names them: {@code part-<counter>-<uuid>.c000<codec>.parquet}. */
+    String dataFileName(int counter, UUID id) {
+        return String.format(Locale.ROOT, "part-%05d-%s.c000%s.parquet", counter, id, fileNameCodecPart());
     }
 
     /**
