@@ -10,15 +10,14 @@ public final class MaintenanceConfig {
     }
 
     /**
-     * The compaction defaults with the config's target size, bound per run, minimum age and codec. A
-     * file counts as small below half the target at most, so files a compaction wrote are never
-     * rewritten again for being small.
+     * The compaction defaults with the config's target size, bound per run, minimum age and codec; the
+     * small-file size keeps the defaults' ratio to the target.
      */
     public static CompactionOptions compaction(DeltaSinkConfig config) {
         CompactionOptions defaults = CompactionOptions.defaults();
         long target = config.compactionTargetFileBytes();
         return defaults.withTargetFileBytes(target)
-                .withSmallFileBytes(Math.min(defaults.smallFileBytes(), target / 2))
+                .withSmallFileBytes(Math.round((double) target * defaults.smallFileBytes() / defaults.targetFileBytes()))
                 .withMaxBytesPerRun(config.compactionMaxBytesPerRun())
                 .withMinAge(Duration.ofMillis(config.compactionMinAgeMs()))
                 .withCompression(config.compression());
