@@ -36,9 +36,7 @@ public final class AutoMaintenance implements AutoCloseable {
 
     private final String table;
     private final StorageSettings storage;
-    private final Compactor compactor;
     private final CompactionOptions compaction;
-    private final Vacuum vacuum;
     private final VacuumOptions vacuumOptions;
     private final MaintenanceMetrics metrics;
     private final Clock clock;
@@ -52,8 +50,6 @@ public final class AutoMaintenance implements AutoCloseable {
         this.table = storage.tableUri();
         this.storage = storage;
         this.compaction = MaintenanceConfig.compaction(config);
-        this.compactor = config.compactionEnabled() ? new Compactor(storage, clock) : null;
-        this.vacuum = config.vacuumEnabled() ? new Vacuum(storage, clock) : null;
         this.vacuumOptions = MaintenanceConfig.vacuum(config);
         this.metrics = metrics;
         this.clock = clock;
@@ -190,7 +186,7 @@ public final class AutoMaintenance implements AutoCloseable {
 
     private void compact() {
         long started = clock.millis();
-        CompactionResult result = compactor.run(compaction);
+        CompactionResult result = new Compactor(storage, clock).run(compaction);
         if (result.version() < 0) {
             log.debug("Compaction of {}: {}", table, result.outcome());
             return;
@@ -202,7 +198,7 @@ public final class AutoMaintenance implements AutoCloseable {
     }
 
     private void vacuum() {
-        VacuumResult result = vacuum.run(vacuumOptions);
+        VacuumResult result = new Vacuum(storage, clock).run(vacuumOptions);
         metrics.vacuumed(result.deletedFiles());
         log.info("Vacuumed {}: {} file(s), {} bytes deleted", table, result.deletedFiles(), result.deletedBytes());
     }
