@@ -146,6 +146,14 @@ public final class AutoMaintenance implements AutoCloseable {
     /** One run: compaction and/or vacuum, then the file count; failures logged once and counted once. */
     private void runOnce(boolean compact, boolean clean) {
         long started = clock.millis();
+        try {
+            if (new DeltaTable(storage.createEngine(), table).latest().isEmpty()) {
+                log.debug("No table at {} yet: nothing to keep", table);
+                return;
+            }
+        } catch (RuntimeException e) {
+            // reading the table failed: the jobs below meet the same failure and report it
+        }
         List<String> failures = new ArrayList<>();
         Throwable first = null;
         for (Job job : jobs(compact, clean)) {

@@ -159,7 +159,7 @@ class WorkerKillIT {
     @org.junit.jupiter.api.Test
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void autoCompactionUnderKillsKeepsEveryRecordOnceAndFilesBounded() throws Exception {
-        int events = 4_000;
+        int events = 6_000;
         EmbeddedKafkaCluster kafka = new EmbeddedKafkaCluster(1, new Properties());
         kafka.start();
         TableLocation table = TableLocation.local(tmp.resolve("sensor_events"));
@@ -175,7 +175,7 @@ class WorkerKillIT {
             worker.start();
             worker.putConnectorConfig(connector, preset.config());
             worker.awaitTasksRunning(connector, 1, Duration.ofSeconds(60));
-            try (PacedProducer producer = new PacedProducer(kafka.bootstrapServers(), TOPIC, PARTITIONS, events, 250)) {
+            try (PacedProducer producer = new PacedProducer(kafka.bootstrapServers(), TOPIC, PARTITIONS, events, 200)) {
                 awaitCompaction(table, worker);
                 long v = awaitVersionAbove(table, table.latestVersion() + 1, worker);
                 killAndRestart("after a compaction, just after version " + v, worker, admin, table, connector);
