@@ -19,8 +19,8 @@ import io.deltasink.storage.StorageSettings;
  * Cross-key rules, run by {@code Connector.validate()} so the REST validate call shows them on
  * the right field before any task starts: the mapping parses, not-null columns are columns of the
  * mapping, partition columns follow the rules of {@link PartitionSpec} (the table's); the S3 keys
- * are given in pairs and the S3 endpoint is a URI with a host. When everything else is valid and
- * the table is on S3, a short probe of the bucket reports access denied, a missing bucket or an
+ * are given in pairs and the S3 endpoint is a URI with a host; compaction, when on, has a trigger.
+ * When everything else is valid and the table is on S3, a short probe of the bucket reports access denied, a missing bucket or an
  * unreachable endpoint on the setting to fix.
  */
 final class ConnectorValidation {
@@ -29,6 +29,7 @@ final class ConnectorValidation {
 
     static void check(Map<String, String> props, Config config) {
         checkStorage(props, config);
+        checkCompactionTrigger(props, config);
         if (!hasErrors(config, DeltaSinkConfig.COLUMNS, DeltaSinkConfig.COLUMNS_NOT_NULL,
                 DeltaSinkConfig.PARTITION_COLUMNS)) {
             checkMapping(props, config);
@@ -111,6 +112,25 @@ final class ConnectorValidation {
             if (problem != null) {
                 value(config, DeltaSinkConfig.S3_ENDPOINT).ifPresent(v -> v.addErrorMessage(problem));
             }
+        }
+    }
+
+    /** Compaction on with neither a time nor a commit trigger would never run. */
+    private static void checkCompactionTrigger(Map<String, String> props, Config config) {
+        if (hasErrors(config, DeltaSinkConfig.COMPACTION_ENABLED, DeltaSinkConfig.COMPACTION_INTERVAL_MS,
+                DeltaSinkConfig.COMPACTION_INTERVAL_COMMITS)) {
+            return;
+        }
+        DeltaSinkConfig parsed;
+        try {
+            parsed = new DeltaSinkConfig(props);
+        } catch (RuntimeException e) {
+            return; // reported on its field already
+        }
+        if (parsed.compactionEnabled() && parsed.compactionIntervalMs() == 0 && parsed.compactionIntervalCommits() == 0) {
+            value(config, DeltaSinkConfig.COMPACTION_INTERVAL_MS).ifPresent(v -> v.addErrorMessage(
+                    "compaction would never run: set this or " + DeltaSinkConfig.COMPACTION_INTERVAL_COMMITS
+                            + " above 0, or " + DeltaSinkConfig.COMPACTION_ENABLED + "=false"));
         }
     }
 

@@ -40,7 +40,9 @@ public class DeltaSinkConnector extends SinkConnector {
     public List<Map<String, String>> taskConfigs(int maxTasks) {
         List<Map<String, String>> configs = new ArrayList<>();
         for (int i = 0; i < maxTasks; i++) {
-            configs.add(new HashMap<>(props));
+            Map<String, String> config = new HashMap<>(props);
+            config.put(DeltaSinkConfig.TASK_INDEX, Integer.toString(i)); // task 0 compacts and vacuums the table
+            configs.add(config);
         }
         return configs;
     }

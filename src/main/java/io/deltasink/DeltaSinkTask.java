@@ -11,16 +11,20 @@ import org.apache.kafka.connect.sink.SinkTask;
 
 import io.deltasink.commit.SinkSession;
 import io.deltasink.config.DeltaSinkConfig;
+import io.deltasink.maintenance.AutoMaintenance;
+import io.deltasink.metrics.PluginMaintenanceMetrics;
 import io.deltasink.storage.StorageSettings;
 
 /**
  * The Connect task: lifecycle only. Records are buffered into Parquet files by {@link SinkSession};
  * each offset commit of the worker ({@link #preCommit}) becomes one Delta commit that also stores
- * the Kafka offsets, and the offsets returned are those now in the table.
+ * the Kafka offsets, and the offsets returned are those now in the table. Task 0 also keeps the
+ * table compact and vacuumed when configured ({@link AutoMaintenance}, in a thread of its own).
  */
 public class DeltaSinkTask extends SinkTask {
     private StorageSettings storage;
     private SinkSession session;
+    private AutoMaintenance maintenance;
 
     @Override
     public String version() {
@@ -34,6 +38,9 @@ public class DeltaSinkTask extends SinkTask {
         Clock clock = Clock.systemUTC();
         session = new SinkSession(config, storage, Converters.factory(config, clock), context, clock, Thread::sleep,
                 Version.engineInfo(config.connectorName()));
+        if (AutoMaintenance.elected(config)) {
+            maintenance = AutoMaintenance.start(config, storage, PluginMaintenanceMetrics.of(context), clock);
+        }
     }
 
     @Override
@@ -48,7 +55,12 @@ public class DeltaSinkTask extends SinkTask {
 
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-        return session.commit(currentOffsets);
+        long landed = session.landedCommits();
+        Map<TopicPartition, OffsetAndMetadata> offsets = session.commit(currentOffsets);
+        if (maintenance != null && session.landedCommits() > landed) {
+            maintenance.committed();
+        }
+        return offsets;
     }
 
     @Override
@@ -60,6 +72,9 @@ public class DeltaSinkTask extends SinkTask {
     public void stop() {
         // the worker calls stop() also after a failed start(): either may be missing
         try {
+            if (maintenance != null) {
+                maintenance.close(); // bounded: a run still going fails once storage is closed below
+            }
             if (session != null) {
                 session.stop();
             }

@@ -138,12 +138,16 @@ class DeltaSinkConnectorTest {
     }
 
     @Test
-    void tasksGetTheConnectorConfig() throws Exception {
+    void tasksGetTheConnectorConfigAndTheirIndex() throws Exception {
         DeltaSinkConnector c = new DeltaSinkConnector();
         c.start(presetConfig());
         List<Map<String, String>> tasks = c.taskConfigs(3);
         assertEquals(3, tasks.size());
-        assertEquals(presetConfig(), tasks.get(2));
+        for (int i = 0; i < 3; i++) {
+            Map<String, String> expected = presetConfig();
+            expected.put(DeltaSinkConfig.TASK_INDEX, Integer.toString(i));
+            assertEquals(expected, tasks.get(i));
+        }
         assertEquals(DeltaSinkTask.class, c.taskClass());
     }
 

@@ -50,6 +50,7 @@ public final class SinkSession {
     private final Assignment assignment;
     private final TableBatch batch;
     private final Recovery recovery;
+    private long landed;
 
     /**
      * @param converterFactory gives the converter: first called with null, which gives the converter
@@ -195,6 +196,11 @@ public final class SinkSession {
         return assignment.tableOffsets(consumed);
     }
 
+    /** How many of this session's batches landed as commits. */
+    public long landedCommits() {
+        return landed;
+    }
+
     private boolean hasPendingWork() {
         return assignment.batchMoved() || batch.rowsBuffered() > 0;
     }
@@ -207,6 +213,7 @@ public final class SinkSession {
             if (result instanceof TableBatch.Landed c) {
                 assignment.committed(txn);
                 recovery.recovered();
+                landed++;
                 metrics.committed(c.files(), c.rows(), clock.millis() - started, c.attempts());
                 log.info("Committed version {} of {}: {} file(s), {} row(s), {} ms, {} attempt(s), offsets {}",
                         c.version(), storage.tableUri(), c.files(), c.rows(), clock.millis() - started, c.attempts(),

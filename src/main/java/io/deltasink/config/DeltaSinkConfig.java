@@ -25,6 +25,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
     static final String GROUP_EXACTLY_ONCE = "Exactly-once";
     static final String GROUP_FILES = "Files and memory";
     static final String GROUP_STORAGE = "Storage";
+    static final String GROUP_MAINTENANCE = "Maintenance";
 
     public static final String TABLE_LOCATION = "table.location";
     static final String TABLE_LOCATION_DOC = "Where the Delta table lives: a local path (/data/delta/sensor_events), "
@@ -190,6 +191,59 @@ public final class DeltaSinkConfig extends AbstractConfig {
             + "ONE connector task in ONE worker may write the table (tasks.max=1), or commits can be lost.";
     static final boolean S3_CONDITIONAL_WRITES_DEFAULT = true;
 
+    public static final String COMPACTION_ENABLED = "compaction.enabled";
+    static final String COMPACTION_ENABLED_DOC = "Compact the table from inside the connector: one task (task 0) "
+            + "rewrites the small files of cold table partitions into files near compaction.target.file.bytes, in a "
+            + "background thread, as one commit of remove and add actions with dataChange=false. Runs every "
+            + "compaction.interval.ms and/or after compaction.interval.commits commits of that task, at most "
+            + "compaction.max.bytes.per.run per run. A failed run is logged and counted; ingestion goes on.";
+    static final boolean COMPACTION_ENABLED_DEFAULT = false;
+
+    public static final String COMPACTION_INTERVAL_MS = "compaction.interval.ms";
+    static final String COMPACTION_INTERVAL_MS_DOC = "Time between the starts of two compaction runs (the first "
+            + "one this long after the task started, at most 5 minutes). 0: only compaction.interval.commits "
+            + "triggers a run.";
+    static final long COMPACTION_INTERVAL_MS_DEFAULT = 3_600_000L;
+
+    public static final String COMPACTION_INTERVAL_COMMITS = "compaction.interval.commits";
+    static final String COMPACTION_INTERVAL_COMMITS_DOC = "Also run a compaction after this many commits of the "
+            + "compacting task since its last run (0: only compaction.interval.ms triggers a run).";
+    static final int COMPACTION_INTERVAL_COMMITS_DEFAULT = 0;
+
+    public static final String COMPACTION_TARGET_FILE_BYTES = "compaction.target.file.bytes";
+    static final String COMPACTION_TARGET_FILE_BYTES_DOC = "Size near which a compacted file is closed: small files "
+            + "of a table partition are bin-packed into files of about this size.";
+    static final long COMPACTION_TARGET_FILE_BYTES_DEFAULT = 128L << 20;
+
+    public static final String COMPACTION_MAX_BYTES_PER_RUN = "compaction.max.bytes.per.run";
+    static final String COMPACTION_MAX_BYTES_PER_RUN_DOC = "Bound on the input bytes one compaction run rewrites "
+            + "(whole table partitions' bins, coldest first; at least one bin); the rest waits for the next run.";
+    static final long COMPACTION_MAX_BYTES_PER_RUN_DEFAULT = 256L << 20;
+
+    public static final String COMPACTION_MIN_AGE_MS = "compaction.min.age.ms";
+    static final String COMPACTION_MIN_AGE_MS_DOC = "A table partition whose newest file is younger than this is "
+            + "left alone (still being written: today's event_date); cold partitions are compacted first.";
+    static final long COMPACTION_MIN_AGE_MS_DEFAULT = 3_600_000L;
+
+    public static final String VACUUM_ENABLED = "vacuum.enabled";
+    static final String VACUUM_ENABLED_DOC = "Vacuum the table from inside the connector (the task that compacts, "
+            + "task 0, in the same background thread): delete files the current snapshot does not reference that "
+            + "were removed, or written and never committed, longer than vacuum.retention.ms ago, and expired log "
+            + "files. A failed run is logged and counted; ingestion goes on.";
+    static final boolean VACUUM_ENABLED_DEFAULT = false;
+
+    public static final String VACUUM_INTERVAL_MS = "vacuum.interval.ms";
+    static final String VACUUM_INTERVAL_MS_DOC = "Time between the starts of two vacuum runs (the first one this "
+            + "long after the task started, at most 5 minutes).";
+    static final long VACUUM_INTERVAL_MS_DEFAULT = 86_400_000L;
+
+    public static final String VACUUM_RETENTION_MS = "vacuum.retention.ms";
+    static final String VACUUM_RETENTION_MS_DOC = "Files unreferenced for less than this are kept (readers of older "
+            + "versions, time travel). -1: the table's delta.deletedFileRetentionDuration (7 days unless set). A "
+            + "value set here applies even when shorter than the table's, but never below the floor that protects "
+            + "files a running writer has not committed yet (a run below it fails and is counted).";
+    static final long VACUUM_RETENTION_MS_DEFAULT = -1L;
+
     public static final String HADOOP_PREFIX = "delta.hadoop.";
     static final String HADOOP_PREFIX_DOC = "Hadoop filesystem settings passed through: delta.hadoop.<key>=<value>, "
             + "e.g. delta.hadoop.fs.s3a.connection.maximum=8. They override what the s3.* keys set.";
@@ -197,6 +251,11 @@ public final class DeltaSinkConfig extends AbstractConfig {
     /** Connect's own keys the task reads (set by the worker's connector config). */
     public static final String CONNECTOR_NAME = "name";
     public static final String ERRORS_TOLERANCE = "errors.tolerance";
+    /**
+     * Set by the connector in each task's config (0, 1, ...), not by users: task 0 is the one that
+     * compacts and vacuums the table.
+     */
+    public static final String TASK_INDEX = "deltasink.task.index";
 
     /** The wildcard keys: documented in the reference, accepted by prefix. */
     static final List<String[]> PREFIXES = List.of(
@@ -271,6 +330,32 @@ public final class DeltaSinkConfig extends AbstractConfig {
                 Importance.MEDIUM, S3_SSL_ENABLED_DOC, GROUP_STORAGE, ++order, Width.SHORT, "S3 TLS");
         def.define(S3_CONDITIONAL_WRITES, Type.BOOLEAN, S3_CONDITIONAL_WRITES_DEFAULT,
                 Importance.LOW, S3_CONDITIONAL_WRITES_DOC, GROUP_STORAGE, ++order, Width.SHORT, "S3 conditional writes");
+
+        order = 0;
+        def.define(COMPACTION_ENABLED, Type.BOOLEAN, COMPACTION_ENABLED_DEFAULT,
+                Importance.MEDIUM, COMPACTION_ENABLED_DOC, GROUP_MAINTENANCE, ++order, Width.SHORT, "Compaction");
+        def.define(COMPACTION_INTERVAL_MS, Type.LONG, COMPACTION_INTERVAL_MS_DEFAULT, ConfigDef.Range.atLeast(0),
+                Importance.MEDIUM, COMPACTION_INTERVAL_MS_DOC, GROUP_MAINTENANCE, ++order, Width.SHORT,
+                "Compaction interval (ms)");
+        def.define(COMPACTION_INTERVAL_COMMITS, Type.INT, COMPACTION_INTERVAL_COMMITS_DEFAULT, ConfigDef.Range.atLeast(0),
+                Importance.LOW, COMPACTION_INTERVAL_COMMITS_DOC, GROUP_MAINTENANCE, ++order, Width.SHORT,
+                "Compaction after commits");
+        def.define(COMPACTION_TARGET_FILE_BYTES, Type.LONG, COMPACTION_TARGET_FILE_BYTES_DEFAULT,
+                ConfigDef.Range.atLeast(1024), Importance.MEDIUM, COMPACTION_TARGET_FILE_BYTES_DOC, GROUP_MAINTENANCE,
+                ++order, Width.SHORT, "Compacted file size");
+        def.define(COMPACTION_MAX_BYTES_PER_RUN, Type.LONG, COMPACTION_MAX_BYTES_PER_RUN_DEFAULT,
+                ConfigDef.Range.atLeast(1024), Importance.LOW, COMPACTION_MAX_BYTES_PER_RUN_DOC, GROUP_MAINTENANCE,
+                ++order, Width.SHORT, "Compaction bytes per run");
+        def.define(COMPACTION_MIN_AGE_MS, Type.LONG, COMPACTION_MIN_AGE_MS_DEFAULT, ConfigDef.Range.atLeast(0),
+                Importance.LOW, COMPACTION_MIN_AGE_MS_DOC, GROUP_MAINTENANCE, ++order, Width.SHORT,
+                "Compaction min age (ms)");
+        def.define(VACUUM_ENABLED, Type.BOOLEAN, VACUUM_ENABLED_DEFAULT,
+                Importance.MEDIUM, VACUUM_ENABLED_DOC, GROUP_MAINTENANCE, ++order, Width.SHORT, "Vacuum");
+        def.define(VACUUM_INTERVAL_MS, Type.LONG, VACUUM_INTERVAL_MS_DEFAULT, ConfigDef.Range.atLeast(1000),
+                Importance.LOW, VACUUM_INTERVAL_MS_DOC, GROUP_MAINTENANCE, ++order, Width.SHORT, "Vacuum interval (ms)");
+        def.define(VACUUM_RETENTION_MS, Type.LONG, VACUUM_RETENTION_MS_DEFAULT, ConfigDef.Range.atLeast(-1),
+                Importance.MEDIUM, VACUUM_RETENTION_MS_DOC, GROUP_MAINTENANCE, ++order, Width.SHORT,
+                "Vacuum retention (ms)");
         return def;
     }
 
@@ -400,6 +485,55 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
     public boolean s3ConditionalWrites() {
         return getBoolean(S3_CONDITIONAL_WRITES);
+    }
+
+    public boolean compactionEnabled() {
+        return getBoolean(COMPACTION_ENABLED);
+    }
+
+    /** Time between compaction runs; 0 when only the commit count triggers one. */
+    public long compactionIntervalMs() {
+        return getLong(COMPACTION_INTERVAL_MS);
+    }
+
+    /** Commits of the compacting task after which a compaction runs; 0 when only time triggers one. */
+    public int compactionIntervalCommits() {
+        return getInt(COMPACTION_INTERVAL_COMMITS);
+    }
+
+    public long compactionTargetFileBytes() {
+        return getLong(COMPACTION_TARGET_FILE_BYTES);
+    }
+
+    public long compactionMaxBytesPerRun() {
+        return getLong(COMPACTION_MAX_BYTES_PER_RUN);
+    }
+
+    public long compactionMinAgeMs() {
+        return getLong(COMPACTION_MIN_AGE_MS);
+    }
+
+    public boolean vacuumEnabled() {
+        return getBoolean(VACUUM_ENABLED);
+    }
+
+    public long vacuumIntervalMs() {
+        return getLong(VACUUM_INTERVAL_MS);
+    }
+
+    /** The vacuum retention; -1 for the table's own (delta.deletedFileRetentionDuration). */
+    public long vacuumRetentionMs() {
+        return getLong(VACUUM_RETENTION_MS);
+    }
+
+    /** This task's index among the connector's tasks, as the connector numbered them; -1 when not numbered. */
+    public int taskIndex() {
+        Object index = originals().get(TASK_INDEX);
+        try {
+            return index == null ? -1 : Integer.parseInt(index.toString().trim());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     /** Table properties from delta.table.property.*, prefix removed. */

@@ -140,7 +140,7 @@ class WorkerKillIT {
                     + "\n[WorkerKillIT] Parquet files on disk " + parquetFiles(table) + ", referenced by the log "
                     + referencedFiles(table, version) + " (the rest: orphans of killed batches, for vacuum)");
 
-            verifyExactlyOnce(table, connector, ends);
+            verifyExactlyOnce(table, connector, ends, EVENTS);
         } finally {
             worker.kill();
             kafka.stop();
@@ -151,7 +151,111 @@ class WorkerKillIT {
         }
     }
 
-    private void verifyExactlyOnce(TableLocation table, String connector, Map<TopicPartition, Long> ends) {
+    /**
+     * The connector's own compaction (every 2 s and every 5 commits, no minimum age, so it races the
+     * streaming commits all along) while the worker is SIGKILLed twice: every record once, and once
+     * writing stops, each table partition down to fewer files than a compaction takes on.
+     */
+    @org.junit.jupiter.api.Test
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    void autoCompactionUnderKillsKeepsEveryRecordOnceAndFilesBounded() throws Exception {
+        int events = 6_000;
+        EmbeddedKafkaCluster kafka = new EmbeddedKafkaCluster(1, new Properties());
+        kafka.start();
+        TableLocation table = TableLocation.local(tmp.resolve("sensor_events"));
+        Preset preset = Preset.sensorEventsLocal().with("table.location", table.uri())
+                .with(Map.of("compaction.interval.ms", "2000", "compaction.interval.commits", "5",
+                        "compaction.min.age.ms", "0"))
+                .withExtraColumns("kafka_topic:string=@topic", "kafka_partition:int=@partition",
+                        "kafka_offset:long=@offset");
+        String connector = preset.name();
+        WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "proc-compact", tmp.resolve("worker"), "256m");
+        try (Admin admin = kafka.createAdminClient()) {
+            kafka.createTopic(TOPIC, PARTITIONS);
+            worker.start();
+            worker.putConnectorConfig(connector, preset.config());
+            worker.awaitTasksRunning(connector, 1, Duration.ofSeconds(60));
+            try (PacedProducer producer = new PacedProducer(kafka.bootstrapServers(), TOPIC, PARTITIONS, events, 200)) {
+                awaitCompaction(table, worker);
+                long v = awaitVersionAbove(table, table.latestVersion() + 1, worker);
+                killAndRestart("after a compaction, just after version " + v, worker, admin, table, connector);
+                awaitCompaction(table, worker);
+                v = awaitVersionAbove(table, table.latestVersion() + 1, worker);
+                Thread.sleep(400);
+                killAndRestart("after another compaction, mid-batch 400 ms after version " + v, worker, admin, table,
+                        connector);
+                producer.awaitDone(Duration.ofMinutes(2));
+            }
+            Map<TopicPartition, Long> ends = TableProgress.endOffsets(admin, TableProgress.partitions(TOPIC, PARTITIONS));
+            TableProgress.awaitCaughtUp(table, connector, ends, CATCH_UP,
+                    () -> "kills: " + killLog + "\nworker log:\n" + worker.logTail(60));
+            int bound = io.deltasink.maintenance.CompactionOptions.DEFAULT_MIN_FILES;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            Map<String, Integer> files = liveFilesPerPartition(table);
+            while (files.values().stream().anyMatch(n -> n >= bound)) {
+                if (System.nanoTime() > deadline || !worker.isAlive()) {
+                    throw new AssertionError("files per table partition " + files + " not below " + bound
+                            + "; worker log:\n" + worker.logTail(60));
+                }
+                Thread.sleep(200);
+                files = liveFilesPerPartition(table);
+            }
+            long compactions = compactionVersions(table);
+            System.out.println("[WorkerKillIT] auto-compaction: kills:\n  " + String.join("\n  ", killLog)
+                    + "\n[WorkerKillIT] table version " + table.version() + ", compaction commits " + compactions
+                    + ", files per table partition at the end " + files + ", Parquet files on disk "
+                    + parquetFiles(table));
+            verifyExactlyOnce(table, connector, ends, events);
+        } finally {
+            worker.kill();
+            kafka.stop();
+            table.close();
+        }
+    }
+
+    /** Waits for the next compaction commit in the log. */
+    private static void awaitCompaction(TableLocation table, WorkerProcess worker) throws InterruptedException {
+        long seen = compactionVersions(table);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (compactionVersions(table) <= seen) {
+            if (System.nanoTime() > deadline || !worker.isAlive()) {
+                throw new AssertionError("no compaction commit; worker log:\n" + worker.logTail(60));
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** Commits whose removes are all dataChange=false with adds: the compactions. */
+    private static long compactionVersions(TableLocation table) {
+        long count = 0;
+        for (long v = 0; v <= table.latestVersion(); v++) {
+            List<com.fasterxml.jackson.databind.JsonNode> actions = table.actions(v);
+            boolean removes = actions.stream().anyMatch(a -> a.has("remove"));
+            boolean allRewrites = actions.stream().filter(a -> a.has("remove") || a.has("add"))
+                    .allMatch(a -> !(a.has("add") ? a.get("add") : a.get("remove")).path("dataChange").asBoolean(true));
+            count += removes && allRewrites ? 1 : 0;
+        }
+        return count;
+    }
+
+    /** Data files of the latest version per table partition, from the log's add and remove actions. */
+    private static Map<String, Integer> liveFilesPerPartition(TableLocation table) {
+        Map<String, String> live = new HashMap<>();
+        for (long v = 0; v <= table.latestVersion(); v++) {
+            for (var action : table.actions(v)) {
+                if (action.has("add")) {
+                    live.put(action.get("add").get("path").asText(), action.get("add").get("partitionValues").toString());
+                } else if (action.has("remove")) {
+                    live.remove(action.get("remove").get("path").asText());
+                }
+            }
+        }
+        Map<String, Integer> out = new TreeMap<>();
+        live.values().forEach(p -> out.merge(p, 1, Integer::sum));
+        return out;
+    }
+
+    private void verifyExactlyOnce(TableLocation table, String connector, Map<TopicPartition, Long> ends, int events) {
         List<Map<String, Object>> rows = table.rows();
 
         Set<String> seen = new HashSet<>();
@@ -187,7 +291,7 @@ class WorkerKillIT {
             assertEquals(Optional.of(e.getValue()), table.txnVersion(TableProgress.appId(connector, e.getKey())),
                     "txn version of " + e.getKey());
         }
-        assertEquals(EVENTS, rows.size(), "rows in the table (one per record)");
+        assertEquals(events, rows.size(), "rows in the table (one per record)");
     }
 
     /** Parquet files in the table's folder (for S3: the objects in the server's backend). */
