@@ -50,4 +50,35 @@ final class SmallFilesTable {
             task.stop();
         }
     }
+
+    /**
+     * One commit of events at offsets {@code [0, n)} of each partition {@code p -> n} of {@code topic},
+     * so that the table's position of each is {@code n}.
+     */
+    static void writeUpTo(Map<String, String> connectorSettings, String topic, Map<Integer, Long> positions) {
+        DeltaSinkTask task = new DeltaSinkTask();
+        task.initialize(new RecordingContext(false));
+        task.start(connectorSettings);
+        try {
+            List<TopicPartition> partitions = positions.keySet().stream().map(p -> new TopicPartition(topic, p)).toList();
+            task.open(partitions);
+            List<SinkRecord> records = new ArrayList<>();
+            positions.forEach((p, n) -> {
+                for (long o = 0; o < n; o++) {
+                    records.add(SinkRecords.of(topic, p, o, SensorEvents.event(o).json()));
+                }
+            });
+            task.put(records);
+            Map<TopicPartition, OffsetAndMetadata> committed = task.preCommit(Map.of());
+            positions.forEach((p, n) -> {
+                OffsetAndMetadata at = committed.get(new TopicPartition(topic, p));
+                if (at == null || at.offset() != n) {
+                    throw new IllegalStateException("partition " + p + " did not reach offset " + n + ": " + committed);
+                }
+            });
+            task.close(partitions);
+        } finally {
+            task.stop();
+        }
+    }
 }
