@@ -96,11 +96,10 @@ public final class Vacuum {
                     continue;
                 }
                 if (!options.dryRun()) {
-                    try {
-                        fs.delete(status.getPath(), false);
-                    } catch (IOException e) {
-                        failures.add(name + ": " + e);
-                        log.warn("Vacuum of {} could not delete {}: {}", location, name, e.toString());
+                    String failure = delete(fs, status.getPath());
+                    if (failure != null) {
+                        failures.add(name + ": " + failure);
+                        log.warn("Vacuum of {} could not delete {}: {}", location, name, failure);
                         continue;
                     }
                 }
@@ -118,6 +117,22 @@ public final class Vacuum {
                 location, snapshot.version(), options.dryRun() ? " (dry run)" : "", files.size(), scanned, bytes,
                 failures.size(), logFiles);
         return result;
+    }
+
+    /**
+     * Deletes one file; null when it is gone, else why not. A file system answers false both when
+     * the file was gone already (it is gone: done) and when it refused (the local one does when the
+     * OS refuses): only a look tells them apart.
+     */
+    private static String delete(FileSystem fs, Path file) {
+        try {
+            if (fs.delete(file, false) || !fs.exists(file)) {
+                return null;
+            }
+            return "the file system refused to delete it";
+        } catch (IOException e) {
+            return e.toString();
+        }
     }
 
     /**

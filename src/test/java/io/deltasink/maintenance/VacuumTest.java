@@ -29,6 +29,7 @@ import io.deltasink.model.DataFile;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.table.DeltaTable;
 import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.RefusingLocalFileSystem;
 
 /** Vacuum and log upkeep on real local tables written by the connector's writer, files aged on disk. */
 class VacuumTest {
@@ -144,6 +145,41 @@ class VacuumTest {
 
         VacuumResult again = new Vacuum(storage, Clock.systemUTC()).run(VacuumOptions.defaults());
         assertEquals(0, again.deletedFiles(), again.toText());
+    }
+
+    /**
+     * Storage refuses two deletes, one by answering false (as the local file system does when the OS
+     * refuses), one by throwing: both are the result's failures, neither is counted or listed as
+     * deleted, and every other old orphan is still deleted; the table keeps its rows.
+     */
+    @Test
+    void aDeleteThatFailsIsAFailureAndTheOtherFilesAreStillDeleted() throws IOException {
+        StorageSettings storage = new StorageSettings(root().toString(), Map.of(
+                "fs.file.impl", RefusingLocalFileSystem.class.getName(),
+                RefusingLocalFileSystem.REFUSED, "b-refused.parquet",
+                RefusingLocalFileSystem.FAILING, "c-failing.parquet"));
+        opened.add(storage);
+        DeltaTable table = table(storage, Map.of());
+        append(storage, table, 0);
+        append(storage, table, 1);
+        List<String> rows = SmallFileTables.multiset(DeltaTableReader.readAll(storage.tableUri()));
+        List<String> orphans = List.of("a.parquet", "b-refused.parquet", "c-failing.parquet", "d.parquet");
+        for (String o : orphans) {
+            orphan(o);
+        }
+        ageAll(Duration.ofDays(8));
+        Set<String> before = filesOnDisk();
+
+        VacuumResult result = new Vacuum(storage, Clock.systemUTC()).run(VacuumOptions.defaults());
+        assertEquals(Set.of("a.parquet", "d.parquet"), paths(result), result.toText());
+        assertEquals(2, result.deletedFiles());
+        assertEquals(10, result.deletedBytes());
+        assertEquals(List.of("b-refused.parquet", "c-failing.parquet"),
+                result.failures().stream().map(f -> f.substring(0, f.indexOf(':'))).sorted().toList(), result.toText());
+        Set<String> expected = new TreeSet<>(before);
+        expected.removeAll(Set.of("a.parquet", "d.parquet"));
+        assertEquals(expected, filesOnDisk());
+        assertEquals(rows, SmallFileTables.multiset(DeltaTableReader.readAll(storage.tableUri())));
     }
 
     @Test
