@@ -11,8 +11,10 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -43,10 +45,10 @@ import io.deltasink.testing.S3ProxyServer;
 import io.deltasink.testing.SinkRecords;
 
 /**
- * Compaction inside the connector, through real tasks on real tables: only task 0 keeps the table,
- * compaction runs beside streaming commits without losing or doubling a row, a failing compaction
- * is counted and never stops ingestion, stop() returns in bounded time during a run that hangs, and
- * nothing runs by default.
+ * Compaction and vacuum inside the connector, through real tasks on real tables: only task 0 keeps the
+ * table, compaction runs beside streaming commits without losing or doubling a row, its vacuum
+ * deletes only aged orphans, a failing compaction is counted and never stops ingestion, stop()
+ * returns in bounded time during a run that hangs, and nothing runs by default.
  */
 class AutoMaintenanceTest {
     private static final String TOPIC = "events";
@@ -210,6 +212,59 @@ class AutoMaintenanceTest {
         assertEquals(java.util.Optional.of(commits * 25L), DeltaTableReader.txnVersion(table, "upkeep/events/0"),
                 "the txn version is the streaming commits' own");
         await("the file count published", () -> context.metric("delta-table-files") <= 4);
+    }
+
+    /**
+     * vacuum.enabled with vacuum.retention.ms of 1 hour (the floor, under the table's 7 days): the
+     * elected task's run deletes an orphan last written 2 hours ago, keeps one of 30 minutes and
+     * every referenced file (aged like the orphan, so only the snapshot protects them), every row
+     * stays, and the deletion is counted.
+     */
+    @Test
+    void theElectedTasksVacuumDeletesAnAgedOrphanAndKeepsEveryReferencedFileAndRow() throws Exception {
+        DeltaSinkTask writer = task(props(Map.of()), 1, 0, new RecordingContext(false), 0);
+        for (int c = 0; c < 4; c++) {
+            batch(writer, c * 10L, 10);
+        }
+        writer.stop();
+        tasks.remove(writer);
+        Path root = tmp.resolve("table");
+        String table = root.toString();
+        List<Path> referenced = dataFiles(root);
+        assertEquals(8, referenced.size(), "4 commits of one file per day: " + referenced);
+        Path folder = referenced.get(0).getParent();
+        Path old = Files.write(folder.resolve("part-orphan-of-a-killed-batch.parquet"), new byte[] {1, 2, 3});
+        Path young = Files.write(folder.resolve("part-being-written.parquet"), new byte[] {4, 5});
+        for (Path p : referenced) {
+            age(p, Duration.ofHours(2));
+        }
+        age(old, Duration.ofHours(2));
+        age(young, Duration.ofMinutes(30));
+
+        RecordingContext context = new RecordingContext(false);
+        task(props(Map.of(DeltaSinkConfig.VACUUM_ENABLED, "true", DeltaSinkConfig.VACUUM_INTERVAL_MS, "1000",
+                DeltaSinkConfig.VACUUM_RETENTION_MS, Long.toString(Duration.ofHours(1).toMillis()))), 1, 0, context, 0);
+        await("a vacuum deleted a file", () -> context.metric("delta-vacuum-files-deleted-total") >= 1);
+
+        List<Path> left = dataFiles(root);
+        assertFalse(left.contains(old), "the orphan older than the retention is deleted: " + left);
+        assertTrue(left.contains(young), "the orphan younger than the retention stays: " + left);
+        assertTrue(left.containsAll(referenced), "every referenced file stays: " + left);
+        assertEquals(referenced.size() + 1, left.size(), left.toString());
+        assertEveryOffsetOnce(table, 40);
+        assertEquals(1.0, context.metric("delta-vacuum-files-deleted-total"), "one file vacuumed");
+        assertEquals(0.0, context.metric("delta-maintenance-failure-total"), "no run failed");
+    }
+
+    private static List<Path> dataFiles(Path table) throws IOException {
+        try (var files = Files.walk(table)) {
+            return files.filter(p -> p.toString().endsWith(".parquet") && !p.toString().contains("_delta_log"))
+                    .sorted().toList();
+        }
+    }
+
+    private static void age(Path file, Duration by) throws IOException {
+        Files.setLastModifiedTime(file, FileTime.from(Instant.now().minus(by)));
     }
 
     /** Files each table partition got from the streaming commits (add actions of STREAMING UPDATE commits). */
