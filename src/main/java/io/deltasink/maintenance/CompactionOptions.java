@@ -58,6 +58,15 @@ public record CompactionOptions(long targetFileBytes, long smallFileBytes, int m
         return new CompactionOptions(bytes, smallFileBytes, minFiles, maxBytesPerRun, minAge, compression);
     }
 
+    /**
+     * The target, with the small-file size following it at the defaults' ratio (a quarter): one who
+     * names only the target gets files rewritten at most about twice on their way to it.
+     */
+    public CompactionOptions withTargetFileBytesScaled(long bytes) {
+        long small = Math.max(1, Math.round((double) bytes * DEFAULT_SMALL_FILE_BYTES / DEFAULT_TARGET_FILE_BYTES));
+        return new CompactionOptions(bytes, small, minFiles, maxBytesPerRun, minAge, compression);
+    }
+
     public CompactionOptions withSmallFileBytes(long bytes) {
         return new CompactionOptions(targetFileBytes, bytes, minFiles, maxBytesPerRun, minAge, compression);
     }

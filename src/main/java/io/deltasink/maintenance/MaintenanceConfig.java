@@ -14,10 +14,7 @@ public final class MaintenanceConfig {
      * small-file size keeps the defaults' ratio to the target.
      */
     public static CompactionOptions compaction(DeltaSinkConfig config) {
-        CompactionOptions defaults = CompactionOptions.defaults();
-        long target = config.compactionTargetFileBytes();
-        return defaults.withTargetFileBytes(target)
-                .withSmallFileBytes(Math.round((double) target * defaults.smallFileBytes() / defaults.targetFileBytes()))
+        return CompactionOptions.defaults().withTargetFileBytesScaled(config.compactionTargetFileBytes())
                 .withMaxBytesPerRun(config.compactionMaxBytesPerRun())
                 .withMinAge(Duration.ofMillis(config.compactionMinAgeMs()))
                 .withCompression(config.compression());

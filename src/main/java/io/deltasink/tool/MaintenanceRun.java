@@ -8,6 +8,7 @@ import io.deltasink.maintenance.CompactionOptions;
 import io.deltasink.maintenance.CompactionResult;
 import io.deltasink.maintenance.InspectOptions;
 import io.deltasink.maintenance.Inspector;
+import io.deltasink.maintenance.MaintenanceConfig;
 import io.deltasink.maintenance.TableReport;
 import io.deltasink.maintenance.Compactor;
 import io.deltasink.maintenance.Vacuum;
@@ -16,9 +17,10 @@ import io.deltasink.maintenance.VacuumResult;
 import io.deltasink.storage.StorageSettings;
 
 /**
- * One sub-command against one table: the library's options from the command line (defaults of the
- * maintenance package, each option an override), storage built as the connector builds it, and
- * the result record with its text.
+ * One sub-command against one table: the library's options from the connector config's compaction
+ * and vacuum keys as the connector takes them ({@link MaintenanceConfig}: a config file's keys, or
+ * the keys' defaults), each command-line option an override; storage built as the connector builds
+ * it; and the result record with its text.
  */
 final class MaintenanceRun {
     /** A result record (written as JSON) and its text for people. */
@@ -90,11 +92,12 @@ final class MaintenanceRun {
         return options;
     }
 
+    /** The config's compaction keys as the connector takes them; each option given overrides its key. */
     private CompactionOptions compactionOptions() {
-        CompactionOptions options = CompactionOptions.defaults();
+        CompactionOptions options = MaintenanceConfig.compaction(config);
         String value = args.value(Arguments.TARGET_FILE_SIZE);
         if (value != null) {
-            options = options.withTargetFileBytes(Quantities.bytes(Arguments.TARGET_FILE_SIZE, value));
+            options = options.withTargetFileBytesScaled(Quantities.bytes(Arguments.TARGET_FILE_SIZE, value));
         }
         value = args.value(Arguments.SMALL_FILE_SIZE);
         if (value != null) {
@@ -119,11 +122,14 @@ final class MaintenanceRun {
         return options;
     }
 
+    /**
+     * The config's vacuum.retention.ms as the connector takes it (forced); --retention replaces it and,
+     * like any retention under the table's, then needs --force.
+     */
     private VacuumOptions vacuumOptions() {
-        VacuumOptions options = VacuumOptions.defaults()
-                .withDryRun(args.flag(Arguments.DRY_RUN))
-                .withForce(args.flag(Arguments.FORCE));
         String retention = args.value(Arguments.RETENTION);
-        return retention == null ? options : options.withRetention(Quantities.duration(Arguments.RETENTION, retention));
+        VacuumOptions options = retention == null ? MaintenanceConfig.vacuum(config)
+                : VacuumOptions.defaults().withRetention(Quantities.duration(Arguments.RETENTION, retention));
+        return options.withForce(options.force() || args.flag(Arguments.FORCE)).withDryRun(args.flag(Arguments.DRY_RUN));
     }
 }

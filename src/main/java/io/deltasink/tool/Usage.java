@@ -57,15 +57,18 @@ final class Usage {
 
                     Rewrites the small files of each table partition into files near the target size:
                     one commit of remove and add actions (dataChange=false), rows unchanged. Safe beside
-                    the running connector. Replaced files stay until vacuum deletes them.
+                    the running connector. Replaced files stay until vacuum deletes them. Defaults: the
+                    config's compaction keys (else the keys' defaults: 128m files, 256m per run, 1h,
+                    snappy); each option overrides its key.
 
                       --dry-run                    show what would be rewritten, write nothing
-                      --target-file-size <size>    size of the rewritten files (e.g. 128m)
-                      --small-file-size <size>     files below this are rewritten
-                      --min-files <n>              compact a table partition only with this many small files
-                      --max-bytes <size>           input bytes one run rewrites at most
-                      --min-age <duration>         leave table partitions written to more recently (e.g. 1h)
-                      --compression <codec>        snappy, zstd, gzip or uncompressed
+                      --target-file-size <size>    size of the rewritten files (compaction.target.file.bytes)
+                      --small-file-size <size>     files below this are rewritten (default: a quarter of the target)
+                      --min-files <n>              compact a table partition only with this many small files (4)
+                      --max-bytes <size>           input bytes one run rewrites at most (compaction.max.bytes.per.run)
+                      --min-age <duration>         leave table partitions written to more recently, e.g. 1h
+                                                   (compaction.min.age.ms)
+                      --compression <codec>        snappy, zstd, gzip or uncompressed (parquet.compression)
                     """;
             case "vacuum" -> """
                     Usage: delta-sink vacuum (--table <location> | --config <file>) [options]
@@ -76,8 +79,10 @@ final class Usage {
                     Time travel to versions older than the retention ends with it.
 
                       --dry-run                    list what would be deleted, delete nothing
-                      --retention <duration>       e.g. 7d, 168h, PT36H (default: the table's
-                                                   delta.deletedFileRetentionDuration, 7 days)
+                      --retention <duration>       e.g. 7d, 168h, PT36H (default: the config's
+                                                   vacuum.retention.ms, applied as the connector does,
+                                                   else the table's delta.deletedFileRetentionDuration,
+                                                   7 days)
                       --force                      allow a retention shorter than the table's (never
                                                    below the floor that protects a running writer)
                     """;

@@ -19,7 +19,15 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,7 +37,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.delta.kernel.expressions.AlwaysTrue;
+import io.deltasink.maintenance.CompactionOptions;
+import io.deltasink.maintenance.CompactionResult;
+import io.deltasink.maintenance.Compactor;
 import io.deltasink.proc.Preset;
+import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
 
 /**
@@ -206,6 +218,133 @@ class DeltaSinkCommandTest {
         expected.remove(orphan);
         assertEquals(expected, files(copy));
         assertEquals(rowsBefore, sorted(DeltaTableReader.readAll(copy.toString())), "rows unchanged");
+    }
+
+    /**
+     * optimize with a --config whose compaction keys differ from the defaults (target, bound per run,
+     * no minimum age, gzip): its plan is the library's plan for those options and not the defaults';
+     * each command-line option overrides its key (--min-age 1h finds nothing; --target-file-size and
+     * --max-bytes give the defaults' plan back, the small-file size following the target); the real
+     * run writes gzip, and --compression zstd overrides that.
+     */
+    @Test
+    void optimizeTakesTheCompactionKeysOfTheConfigAndTheCommandLineOverridesThem() throws Exception {
+        Path copy = copyOf(table, "configured");
+        long biggest = 0;
+        for (Path f : files(copy)) {
+            biggest = Math.max(biggest, Files.size(f));
+        }
+        long target = 4 * biggest + 1;
+        long perRun = 2 * target;
+        Path config = configFile(copy, "configured", Map.of(
+                "compaction.target.file.bytes", Long.toString(target),
+                "compaction.max.bytes.per.run", Long.toString(perRun),
+                "compaction.min.age.ms", "0",
+                "parquet.compression", "gzip"));
+        CompactionOptions configured = CompactionOptions.defaults().withTargetFileBytes(target)
+                .withSmallFileBytes(target / 4).withMaxBytesPerRun(perRun).withMinAge(Duration.ZERO);
+        CompactionOptions defaults = CompactionOptions.defaults().withMinAge(Duration.ZERO)
+                .withMaxBytesPerRun(268_435_456L);
+        CompactionResult expected;
+        CompactionResult unconfigured;
+        try (StorageSettings storage = new StorageSettings(copy.toString(), Map.of())) {
+            Compactor compactor = new Compactor(storage, Clock.systemUTC());
+            expected = compactor.plan(configured);
+            unconfigured = compactor.plan(defaults);
+        }
+        assertTrue(expected.partitions() > 0 && !expected.equals(unconfigured), expected + " / " + unconfigured);
+
+        assertEquals(expected, plan("--config", config.toString()));
+        assertEquals(0, plan("--config", config.toString(), "--min-age", "1h").partitions(), "--min-age overrides");
+        assertEquals(unconfigured, plan("--config", config.toString(), "--target-file-size", "128m",
+                "--max-bytes", "256m"), "--target-file-size and --max-bytes override");
+
+        Run run = run("optimize", "--config", config.toString(), "--json");
+        assertEquals(0, run.status(), run.toString());
+        assertEquals(expected.filesAdded(), run.json().path("filesAdded").asInt(), run.out());
+        assertEquals(Set.of(CompressionCodecName.GZIP), codecs(newFiles(copy, run.json().path("version").asLong())));
+
+        Path other = copyOf(table, "configured-zstd");
+        Path otherConfig = configFile(other, "configured-zstd", Map.of("compaction.min.age.ms", "0",
+                "parquet.compression", "gzip"));
+        Run zstd = run("optimize", "--config", otherConfig.toString(), "--compression", "zstd", "--json");
+        assertEquals(0, zstd.status(), zstd.toString());
+        assertEquals(Set.of(CompressionCodecName.ZSTD), codecs(newFiles(other, zstd.json().path("version").asLong())));
+    }
+
+    /**
+     * vacuum with a --config setting vacuum.retention.ms to 1 hour (under the table's 7 days, so
+     * forced as in the connector): an orphan of 2 hours is listed and deleted; --retention overrides
+     * the key (3h keeps it, and needs --force like any retention under the table's).
+     */
+    @Test
+    void vacuumTakesVacuumRetentionMsOfTheConfigAndTheCommandLineOverridesIt() throws IOException {
+        Path copy = copyOf(table, "retention");
+        Path orphan = orphan(copy);
+        Files.setLastModifiedTime(orphan, FileTime.from(Instant.now().minus(Duration.ofHours(2))));
+        Path config = configFile(copy, "retention", Map.of("vacuum.retention.ms", "3600000"));
+        List<Path> before = files(copy);
+
+        Run refused = run("vacuum", "--config", config.toString(), "--retention", "3h", "--json");
+        assertEquals(DeltaSinkCommand.FAILED, refused.status(), "3h is under the table's 7 days: " + refused);
+        Run longer = run("vacuum", "--config", config.toString(), "--retention", "3h", "--force", "--json");
+        assertEquals(0, longer.status(), longer.toString());
+        assertEquals("3h", longer.json().path("retention").asText(), longer.out());
+        assertEquals(0, longer.json().path("deletedFiles").asLong(), longer.out());
+        assertEquals(before, files(copy));
+
+        Run dry = run("vacuum", "--config", config.toString(), "--dry-run", "--json");
+        assertEquals(0, dry.status(), dry.toString());
+        assertEquals("1h", dry.json().path("retention").asText(), dry.out());
+        assertEquals(1, dry.json().path("deletedFiles").asLong(), dry.out());
+        assertEquals(before, files(copy), "a dry run deletes nothing");
+
+        Run real = run("vacuum", "--config", config.toString(), "--json");
+        assertEquals(0, real.status(), real.toString());
+        assertEquals(1, real.json().path("deletedFiles").asLong(), real.out());
+        List<Path> expected = new ArrayList<>(before);
+        expected.remove(orphan);
+        assertEquals(expected, files(copy));
+    }
+
+    private static CompactionResult plan(String... args) throws IOException {
+        List<String> argv = new ArrayList<>(List.of("optimize", "--dry-run", "--json"));
+        argv.addAll(List.of(args));
+        Run run = run(argv.toArray(String[]::new));
+        assertEquals(0, run.status(), run.toString());
+        return JSON.readValue(run.out(), CompactionResult.class);
+    }
+
+    /** A connector config file (the local preset wrapped as PUT to a worker) for {@code table}, with {@code extra}. */
+    private static Path configFile(Path table, String name, Map<String, String> extra) throws IOException {
+        Preset preset = Preset.sensorEventsLocal().with("table.location", table.toString()).with(extra);
+        Path file = dir.resolve(name + ".json");
+        Files.writeString(file, JSON.writeValueAsString(Map.of("name", preset.name(), "config", preset.config())));
+        return file;
+    }
+
+    /** The files a version added, on disk. */
+    private static List<Path> newFiles(Path table, long version) {
+        List<Path> out = new ArrayList<>();
+        for (JsonNode add : DeltaTableReader.actions(table.toString(), version, "add")) {
+            out.add(table.resolve(java.net.URLDecoder.decode(add.path("path").asText(), StandardCharsets.UTF_8)));
+        }
+        assertFalse(out.isEmpty(), "version " + version + " added no file");
+        return out;
+    }
+
+    /** The codecs of every column chunk of the files, from their footers. */
+    private static Set<CompressionCodecName> codecs(List<Path> files) throws IOException {
+        Set<CompressionCodecName> out = new TreeSet<>();
+        for (Path p : files) {
+            try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(
+                    new org.apache.hadoop.fs.Path(p.toUri()), new Configuration()))) {
+                for (BlockMetaData block : reader.getFooter().getBlocks()) {
+                    block.getColumns().forEach(c -> out.add(c.getCodec()));
+                }
+            }
+        }
+        return out;
     }
 
     /** A Parquet file no commit references, as a killed batch leaves it, last written 8 days ago. */
