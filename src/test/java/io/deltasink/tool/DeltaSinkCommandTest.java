@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -327,7 +328,7 @@ class DeltaSinkCommandTest {
     private static List<Path> newFiles(Path table, long version) {
         List<Path> out = new ArrayList<>();
         for (JsonNode add : DeltaTableReader.actions(table.toString(), version, "add")) {
-            out.add(table.resolve(java.net.URLDecoder.decode(add.path("path").asText(), StandardCharsets.UTF_8)));
+            out.add(table.resolve(URLDecoder.decode(add.path("path").asText(), StandardCharsets.UTF_8)));
         }
         assertFalse(out.isEmpty(), "version " + version + " added no file");
         return out;
