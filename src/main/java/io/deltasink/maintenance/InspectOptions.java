@@ -5,7 +5,7 @@ import java.util.Map;
 /**
  * What to report. Build with {@link #defaults()} and the {@code with} methods.
  *
- * @param smallFileBytes files below this size are counted as small
+ * @param smallFileBytes files below this size are counted as small (by default what compaction calls small)
  * @param lastCommits    how many of the latest commits to list
  * @param kafka          Kafka client settings (at least bootstrap.servers) to report each partition's
  *                       end offset and lag beside the table's position; empty: no lag
@@ -17,7 +17,7 @@ public record InspectOptions(long smallFileBytes, int lastCommits, Map<String, O
 
     /** Small below 8 MiB (the writer's files of a 60 s commit interval are far below), the last 10 commits, no Kafka. */
     public static InspectOptions defaults() {
-        return new InspectOptions(8L << 20, 10, Map.of(), null, null);
+        return new InspectOptions(CompactionOptions.defaults().smallFileBytes(), 10, Map.of(), null, null);
     }
 
     public InspectOptions withSmallFileBytes(long bytes) {

@@ -37,7 +37,9 @@ final class LogExpiry {
             return 0;
         }
         Path logDir = new Path(storage.tablePath(), "_delta_log");
-        try (FileSystem fs = logDir.getFileSystem(storage.hadoopConf())) {
+        // not closed: Hadoop may hand out a cached instance others share (the S3 ones belong to storage)
+        try {
+            FileSystem fs = logDir.getFileSystem(storage.hadoopConf());
             long oldestCommit = Long.MAX_VALUE;
             List<FileStatus> checksums = new ArrayList<>();
             for (FileStatus file : fs.listStatus(logDir)) {

@@ -73,7 +73,9 @@ public final class Vacuum {
         List<String> failures = new ArrayList<>();
         long scanned = 0;
         long bytes = 0;
-        try (FileSystem fs = root.getFileSystem(storage.hadoopConf())) {
+        // not closed: Hadoop may hand out a cached instance others share (the S3 ones belong to storage)
+        try {
+            FileSystem fs = root.getFileSystem(storage.hadoopConf());
             String rootPath = fs.makeQualified(root).toUri().getPath().replaceAll("/+$", "") + "/";
             RemoteIterator<LocatedFileStatus> listing = fs.listFiles(root, true);
             while (listing.hasNext()) {

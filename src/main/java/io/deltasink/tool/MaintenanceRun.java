@@ -72,7 +72,9 @@ final class MaintenanceRun {
     }
 
     private InspectOptions inspectOptions() {
-        InspectOptions options = InspectOptions.defaults();
+        // "small" as compaction sees it for this config, so inspect counts what optimize would rewrite
+        InspectOptions options = InspectOptions.defaults()
+                .withSmallFileBytes(MaintenanceConfig.compaction(config).smallFileBytes());
         String small = args.value(Arguments.SMALL_FILE_SIZE);
         if (small != null) {
             options = options.withSmallFileBytes(Quantities.bytes(Arguments.SMALL_FILE_SIZE, small));
