@@ -28,7 +28,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -36,6 +35,7 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 import io.deltasink.proc.Preset;
 import io.deltasink.proc.TableProgress;
+import io.deltasink.testing.Producers;
 import io.deltasink.testing.S3ProxyServer;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.TableLocation;
@@ -223,9 +223,7 @@ public final class Demo {
 
     /** Produces the sample events and a few broken records; returns how many are broken. */
     private static int produce(String bootstrap) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        Map<String, Object> props = Producers.settings(bootstrap);
         List<String> broken = List.of(
                 "this is not JSON",
                 "{\"device_type\":\"smart_plug\",\"ingested_at\":\"2026-06-22T10:00:00+00:00\",\"payload\":\"{}\"}",

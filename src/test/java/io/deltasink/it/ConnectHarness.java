@@ -37,6 +37,7 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.deltasink.testing.Producers;
 import io.deltasink.testing.TableLocation;
 
 /**
@@ -65,16 +66,9 @@ final class ConnectHarness implements AutoCloseable {
     private ConnectHarness(EmbeddedConnectCluster connect) {
         this.connect = connect;
         this.admin = connect.kafka().createAdminClient();
-        Map<String, Object> props = new HashMap<>();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, connect.kafka().bootstrapServers());
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        Map<String, Object> props = Producers.settings(connect.kafka().bootstrapServers());
         props.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
         props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        // One request in flight per connection: when the first batch to a just-created partition is
-        // refused (its leader not ready yet), later batches must not land before it is retried; with
-        // several in flight the broker then refused the retried first batch as out of order for the
-        // rest of the test (seen under load).
-        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         this.producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
     }
 

@@ -23,7 +23,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -37,6 +36,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.deltasink.dist.ComponentZip;
+import io.deltasink.testing.Producers;
 
 /**
  * The acceptance run of the seed job as an operator sets it up: the built component zip in the
@@ -131,8 +131,7 @@ class EndToEndPackagedIT {
     // ---- feeding ---------------------------------------------------------------------------------------
 
     private static List<E2eFeed.Sent> produce(String topic, List<E2eFeed.Input> inputs) throws Exception {
-        Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                ProducerConfig.ACKS_CONFIG, "all");
+        Map<String, Object> props = Producers.settings(kafka.bootstrapServers());
         List<E2eFeed.Sent> sent = new ArrayList<>();
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(),
                 new ByteArraySerializer())) {

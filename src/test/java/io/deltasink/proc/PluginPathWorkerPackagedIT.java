@@ -15,13 +15,14 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
@@ -40,6 +41,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import io.deltasink.dist.ComponentZip;
 import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.Producers;
 import io.deltasink.testing.SensorEvents;
 
 /**
@@ -215,15 +217,16 @@ class PluginPathWorkerPackagedIT {
     }
 
     private static void produce(String topic, int events) throws Exception {
-        Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 5);
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
-                new StringSerializer())) {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Producers.settings(kafka.bootstrapServers()),
+                new StringSerializer(), new StringSerializer())) {
+            List<Future<RecordMetadata>> sent = new ArrayList<>();
             for (int seq = 0; seq < events; seq++) {
                 SensorEvents.Event e = SensorEvents.event(seq);
-                producer.send(new ProducerRecord<>(topic, seq % PARTITIONS, e.deviceId(), e.json()));
+                sent.add(producer.send(new ProducerRecord<>(topic, seq % PARTITIONS, e.deviceId(), e.json())));
             }
-            producer.flush();
+            for (Future<RecordMetadata> f : sent) {
+                f.get(); // a record the broker refused fails the test here, not as a missing row later
+            }
         }
     }
 

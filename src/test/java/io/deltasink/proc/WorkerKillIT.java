@@ -23,7 +23,6 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -33,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import io.deltasink.testing.Producers;
 import io.deltasink.testing.S3ProxyServer;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.TableLocation;
@@ -373,12 +373,7 @@ class WorkerKillIT {
         private volatile boolean stopped;
 
         PacedProducer(String bootstrap, String topic, int partitions, int total, int perSecond) {
-            Map<String, Object> props = new HashMap<>();
-            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            props.put(ProducerConfig.ACKS_CONFIG, "all");
-            props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-            props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-            producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
+            producer = new KafkaProducer<>(Producers.settings(bootstrap), new StringSerializer(), new StringSerializer());
             thread = new Thread(() -> {
                 try {
                     int chunk = Math.max(1, perSecond / 10);
