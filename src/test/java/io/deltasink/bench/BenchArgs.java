@@ -64,6 +64,11 @@ final class BenchArgs {
         return v.get(0);
     }
 
+    /** The values of an option, else those of {@code dflt} (comma-separated). */
+    List<String> list(String key, String dflt) {
+        return options.getOrDefault(key, List.of(dflt.split(",")));
+    }
+
     /** The options not in {@code known}; a benchmark refuses them rather than ignore a typo. */
     List<String> unknown(List<String> known) {
         List<String> out = new ArrayList<>(options.keySet());

@@ -33,6 +33,8 @@ class BenchArgsTest {
         assertEquals(List.of(Map.of("tasks", "1")), args.runs(Map.of("tasks", "1")));
         assertEquals(200_000L, args.count(0, 200_000));
         assertEquals("s3", BenchArgs.parse("storage=s3").single("storage", "local"));
+        assertEquals(List.of("10", "1000"), args.list("versions", "10,1000"));
+        assertEquals(List.of("5"), BenchArgs.parse("versions=5").list("versions", "10,1000"));
     }
 
     @Test

@@ -34,13 +34,14 @@ import io.deltasink.testing.SensorEvents;
  * to each version asked for by appends of one file each through {@link DeltaTable} (files that are
  * referenced, never read), then K batches of R seed records go through a task's {@link SinkSession}
  * (put, then the flush: Parquet files closed, snapshot loaded, fencing check, commit written,
- * checkpoint every N commits) and each flush is timed. Prints the median, min and max per version.
+ * checkpoint every N commits) and each flush is timed, after a warm-up of the same flushes on a
+ * table of its own. Prints the median, min and max per version.
  * Run from the project root:
  * {@code mvn -q -B -Pbench test-compile exec:java -Dbench.main=io.deltasink.bench.CommitCostBench
- * -Dexec.args="[versions=10,1000,10000] [commits=30] [records=10]"}.
+ * -Dexec.args="[versions=10,1000,10000] [commits=30] [records=10] [warmup=50]"}.
  */
 public final class CommitCostBench {
-    private static final List<String> OPTIONS = List.of("versions", "commits", "records");
+    private static final List<String> OPTIONS = List.of("versions", "commits", "records", "warmup");
     private static final String TOPIC = "sensor-events";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
 
@@ -54,15 +55,21 @@ public final class CommitCostBench {
         }
         int commits = Integer.parseInt(parsed.single("commits", "30"));
         int perCommit = Integer.parseInt(parsed.single("records", "10"));
+        int warmup = Integer.parseInt(parsed.single("warmup", "50"));
         List<Long> versions = new ArrayList<>();
-        for (Map<String, String> run : parsed.runs(Map.of("versions", "10,1000,10000"))) {
-            versions.add(Long.parseLong(run.get("versions")));
+        for (String v : parsed.list("versions", "10,1000,10000")) {
+            versions.add(Long.parseLong(v.replace("_", "")));
         }
         Path dir = Files.createTempDirectory("commit-cost-bench-");
-        Map<String, String> props = new HashMap<>(Preset.sensorEventsLocal().config());
-        props.put(DeltaSinkConfig.CONNECTOR_NAME, "bench");
-        props.put(DeltaSinkConfig.TABLE_LOCATION, dir.resolve("table").toString());
-        DeltaSinkConfig config = new DeltaSinkConfig(props);
+        DeltaSinkConfig config = config(dir.resolve("table"));
+        // the same code warmed up on a table of its own first, so version 10 is not timed cold
+        DeltaSinkConfig scratch = config(dir.resolve("warm-up"));
+        StorageSettings scratchStorage = StorageSettings.from(scratch);
+        try {
+            measure(scratch, scratchStorage, warmup, perCommit, 0, new long[warmup]);
+        } finally {
+            scratchStorage.close();
+        }
         String appId = "bench/" + TOPIC + "/0";
         String engineInfo = Version.engineInfo(config.connectorName());
 
@@ -108,6 +115,13 @@ public final class CommitCostBench {
         System.out.printf(Locale.ROOT, "%9s %10s %10s %10s%n", "version", "median ms", "min ms", "max ms");
         lines.forEach(System.out::println);
         System.out.println("table " + dir.resolve("table"));
+    }
+
+    private static DeltaSinkConfig config(Path table) {
+        Map<String, String> props = new HashMap<>(Preset.sensorEventsLocal().config());
+        props.put(DeltaSinkConfig.CONNECTOR_NAME, "bench");
+        props.put(DeltaSinkConfig.TABLE_LOCATION, table.toString());
+        return new DeltaSinkConfig(props);
     }
 
     /**
