@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -115,13 +114,15 @@ public class ExclusiveLocalLogStore extends HadoopFileSystemLogStore {
             throw new FileNotFoundException(String.format("No such file or directory: %s", parent));
         }
         String from = path.getName();
+        // File.list: the names as strings, no Path object per entry of a folder of thousands
+        String[] all = dir.toFile().list();
+        if (all == null) {
+            throw new IOException("Cannot list " + parent);
+        }
         List<String> names = new ArrayList<>();
-        try (DirectoryStream<java.nio.file.Path> entries = Files.newDirectoryStream(dir)) {
-            for (java.nio.file.Path entry : entries) {
-                String name = entry.getFileName().toString();
-                if (name.compareTo(from) >= 0 && !ChecksumFileSystem.isChecksumFile(new Path(name))) {
-                    names.add(name);
-                }
+        for (String name : all) {
+            if (name.compareTo(from) >= 0 && !ChecksumFileSystem.isChecksumFile(new Path(name))) {
+                names.add(name);
             }
         }
         Collections.sort(names);

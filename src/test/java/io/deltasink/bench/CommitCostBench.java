@@ -38,10 +38,10 @@ import io.deltasink.testing.SensorEvents;
  * table of its own. Prints the median, min and max per version.
  * Run from the project root:
  * {@code mvn -q -B -Pbench test-compile exec:java -Dbench.main=io.deltasink.bench.CommitCostBench
- * -Dexec.args="[versions=10,1000,10000] [commits=30] [records=10] [warmup=50]"}.
+ * -Dexec.args="[versions=10,1000,10000] [commits=30] [records=10] [warmup=50] [table=PATH]"}.
  */
 public final class CommitCostBench {
-    private static final List<String> OPTIONS = List.of("versions", "commits", "records", "warmup");
+    private static final List<String> OPTIONS = List.of("versions", "commits", "records", "warmup", "table");
     private static final String TOPIC = "sensor-events";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
 
@@ -61,7 +61,8 @@ public final class CommitCostBench {
             versions.add(Long.parseLong(v.replace("_", "")));
         }
         Path dir = Files.createTempDirectory("commit-cost-bench-");
-        DeltaSinkConfig config = config(dir.resolve("table"));
+        // table=PATH goes on with a table of an earlier run (a version it has already is not filled again)
+        DeltaSinkConfig config = config(Path.of(parsed.single("table", dir.resolve("table").toString())));
         // the same code warmed up on a table of its own first, so version 10 is not timed cold
         DeltaSinkConfig scratch = config(dir.resolve("warm-up"));
         StorageSettings scratchStorage = StorageSettings.from(scratch);
@@ -77,7 +78,7 @@ public final class CommitCostBench {
         StorageSettings storage = StorageSettings.from(config);
         try {
             DeltaTable table = new DeltaTable(storage.createEngine(), storage.tableUri());
-            long offset = 0;
+            long offset = table.latest().flatMap(t -> t.txnVersion(appId)).orElse(0L);
             long fillMs = 0;
             for (long target : versions) {
                 // bring the table to target - 1, so the first measured commit is version `target`
@@ -114,7 +115,7 @@ public final class CommitCostBench {
                 config.tableProperties().getOrDefault("delta.checkpointInterval", "(Kernel's default)"));
         System.out.printf(Locale.ROOT, "%9s %10s %10s %10s%n", "version", "median ms", "min ms", "max ms");
         lines.forEach(System.out::println);
-        System.out.println("table " + dir.resolve("table"));
+        System.out.println("table " + config.tableLocation());
     }
 
     private static DeltaSinkConfig config(Path table) {
