@@ -5,13 +5,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.time.Instant;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -30,22 +30,28 @@ import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.TableLocation;
 
 /**
- * Throughput and heap of one task on a small worker: fills a 3-partition topic with N sensor
- * events, then starts a Connect worker JVM with -Xmx256m, creates the connector from the
- * sensor-events preset (tasks.max=1, default flush settings) and measures the time from the
- * connector's creation until the table's txn versions equal the topic's end offsets; then counts
- * the table's rows with a scan, which must equal N.
+ * Throughput and heap of the connector on a small worker: fills a 3-partition topic with N sensor
+ * events, then, for each configuration asked for, starts a Connect worker JVM with -Xmx256m, creates
+ * the connector from the sensor-events preset (default flush settings) and measures the time from
+ * the connector's creation until the table's txn versions equal the topic's end offsets; then counts
+ * the table's rows with a scan, which must equal N (exactly once). One row per configuration in a
+ * table at the end.
  *
- * <p>{@code partitions=P} spreads the events over P table partitions (20 device types x P/20
- * days, each event in another partition than the one before: every batch spans them all), as a
- * replay of many days would; without it they go to the seed's two device types on one day.
- * {@code storage=s3} puts the table on an S3 server (S3Proxy on 127.0.0.1, in a JVM of its own)
- * through the MinIO preset.
+ * <p>Options, each with one value or several separated by commas (every combination is run, against
+ * the same topic, each on a table and worker of its own): {@code tasks=1,2,3} (tasks.max),
+ * {@code compression=snappy,zstd} (parquet.compression), {@code partitions=P} (spreads the events
+ * over P table partitions, 20 device types x P/20 days, each event in another partition than the one
+ * before, as a replay of many days would; without it they go to the seed's two device types on one
+ * day), {@code storage=s3} (the table on an S3 server, S3Proxy on 127.0.0.1 in a JVM of its own,
+ * through the MinIO preset). {@code jfr=profile} records the worker with the JDK's "profile"
+ * settings instead of "default" and keeps the recording for a look at hot methods and allocation.
  *
  * <p>Peak heap comes from the worker's GC log (-Xlog:gc): the largest heap occupancy seen when a
- * collection started (everything allocated, garbage included) and the largest left after one
- * (the live set plus what survived). Run from the project root:
- * {@code mvn -q -B -Pbench test-compile exec:java [-Dexec.args="N [flush ms] [partitions=P] [storage=s3]"]}.
+ * collection started (everything allocated, garbage included) and the largest left after one (the
+ * live set plus what survived); GC time is the sum of all pauses. Forks are the child processes the
+ * worker started between the connector's creation and the end, from its Flight Recorder file. Run
+ * from the project root:
+ * {@code mvn -q -B -Pbench test-compile exec:java -Dexec.args="N [flush ms] [tasks=..] [compression=..] ..."}.
  */
 public final class ThroughputBench {
     private static final String TOPIC = "sensor-events";
@@ -53,38 +59,41 @@ public final class ThroughputBench {
     private static final String HEAP = "256m";
     private static final String BUCKET = "sensor-data";
     private static final int DEVICE_TYPES = 20;
-    /** A pause line of -Xlog:gc, e.g. "GC(7) Pause Young (Normal) (G1 Evacuation Pause) 51M->9M(256M) 3.1ms". */
-    private static final Pattern GC_LINE = Pattern.compile("Pause (\\w+).*?(\\d+)M->(\\d+)M\\((\\d+)M\\)");
+    private static final List<String> OPTIONS = List.of("tasks", "compression", "partitions", "storage", "jfr");
 
     private ThroughputBench() {
     }
 
-    /** Args: [events, default 200000] [worker offset.flush.interval.ms, default 1000] [partitions=P] [storage=s3]. */
+    /** The figures of one run. */
+    record Result(Map<String, String> run, long events, double seconds, long commits, long files, double mb,
+                  GcLog gc, long liveAfterMb, ForkCount forks, long rows) {
+    }
+
+    /**
+     * Args: [events, default 1000000] [worker offset.flush.interval.ms, default 1000] [tasks=1,..]
+     * [compression=snappy,..] [partitions=P] [storage=s3] [jfr=default|profile].
+     */
     public static void main(String[] args) throws Exception {
-        List<String> positional = new ArrayList<>();
-        Map<String, String> options = new HashMap<>();
-        for (String arg : args) {
-            if (arg.contains("=")) {
-                options.put(arg.substring(0, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
-            } else {
-                positional.add(arg);
-            }
+        BenchArgs parsed = BenchArgs.parse(args);
+        if (!parsed.unknown(OPTIONS).isEmpty()) {
+            throw new IllegalArgumentException("Unknown options " + parsed.unknown(OPTIONS) + "; known: " + OPTIONS);
         }
-        int events = positional.size() > 0 ? Integer.parseInt(positional.get(0).replace("_", "")) : 200_000;
-        String flushIntervalMs = positional.size() > 1 ? positional.get(1) : "1000";
-        int tablePartitions = Integer.parseInt(options.getOrDefault("partitions", "0"));
-        boolean s3 = options.getOrDefault("storage", "local").equals("s3");
+        int events = Math.toIntExact(parsed.count(0, 1_000_000));
+        String flushIntervalMs = parsed.positional(1, "1000");
+        int tablePartitions = Integer.parseInt(parsed.single("partitions", "0"));
+        boolean s3 = parsed.single("storage", "local").equals("s3");
+        String jfrSettings = parsed.single("jfr", "default");
+        Map<String, String> keys = new LinkedHashMap<>();
+        keys.put("tasks", "1");
+        keys.put("compression", "snappy");
+        List<Map<String, String>> runs = parsed.runs(keys);
+
         double loadBefore = loadAverage();
         Path dir = Files.createTempDirectory("delta-bench-");
-        Path gcLog = dir.resolve("worker-gc.log");
-
         S3ProxyServer server = s3 ? new S3ProxyServer(dir.resolve("s3"), BUCKET).start() : null;
-        TableLocation table = s3 ? TableLocation.onS3(server, "delta/sensor_events")
-                : TableLocation.local(dir.resolve("sensor_events"));
         EmbeddedKafkaCluster kafka = new EmbeddedKafkaCluster(1, new Properties());
         kafka.start();
-        WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "bench", dir.resolve("worker"), HEAP,
-                List.of("-Xlog:gc:file=" + gcLog), Map.of("offset.flush.interval.ms", flushIntervalMs));
+        List<Result> results = new ArrayList<>();
         try (Admin admin = kafka.createAdminClient()) {
             kafka.createTopic(TOPIC, PARTITIONS);
             long produceStart = System.nanoTime();
@@ -93,62 +102,104 @@ public final class ThroughputBench {
             Map<TopicPartition, Long> ends = TableProgress.endOffsets(admin, TableProgress.partitions(TOPIC, PARTITIONS));
             System.out.printf(Locale.ROOT, "produced %,d events to %d partitions in %.1f s: end offsets %s%n",
                     events, PARTITIONS, produceSeconds, ends);
-
-            worker.start();
-            long idleHeap = fullGcHeapAfter(worker, gcLog);
-            Preset preset = (s3 ? Preset.sensorEventsMinio() : Preset.sensorEventsLocal())
-                    .with(table.connectorSettings()).with("tasks.max", "1");
-            long start = System.nanoTime();
-            worker.putConnectorConfig(preset.name(), preset.config());
-            long firstCommit = awaitFirstCommit(table, worker);
-            awaitCaughtUp(table, preset.name(), ends, worker);
-            long end = System.nanoTime();
-
-            double seconds = (end - start) / 1e9;
-            double fromFirstCommit = (end - firstCommit) / 1e9;
-            long version = table.version();
-            GcFigures gc = GcFigures.read(gcLog);
-            long doneHeap = fullGcHeapAfter(worker, gcLog);
-            long rows = table.rowCount();
-            int folders = table.dataDirectories().size();
-            System.out.println();
-            System.out.println("=== ThroughputBench: one task, worker -Xmx" + HEAP + ", offset.flush.interval.ms="
-                    + flushIntervalMs + ", flush.max.records=" + preset.config().getOrDefault("flush.max.records",
-                    "(default)") + ", table " + (s3 ? "on S3 (S3Proxy)" : "local") + " ===");
-            System.out.printf(Locale.ROOT, "events              %,d over %s%n", events, tablePartitions > 0
-                    ? String.format(Locale.ROOT, "%,d table partitions (%d device types x %d days), interleaved",
-                    tablePartitions, DEVICE_TYPES, tablePartitions / DEVICE_TYPES) : "the seed's 2 table partitions");
-            System.out.printf(Locale.ROOT, "seconds             %.1f (connector creation -> txn versions == end offsets)%n",
-                    seconds);
-            System.out.printf(Locale.ROOT, "events/s            %,.0f%n", events / seconds);
-            System.out.printf(Locale.ROOT, "first commit after  %.1f s (task start, group join); events/s after it "
-                    + "%,.0f (upper bound: rows of the first commit included)%n", (firstCommit - start) / 1e9,
-                    events / fromFirstCommit);
-            System.out.printf(Locale.ROOT, "table version       %d%n", version);
-            System.out.printf(Locale.ROOT, "rows in the table   %,d (a scan of the latest version)%s%n", rows,
-                    rows == events ? "" : "  <-- NOT the number of events");
-            System.out.printf(Locale.ROOT, "table partitions    %,d (folders holding data files)%n", folders);
-            System.out.printf(Locale.ROOT, "data files          %,d (add actions in the log; nothing removed)%n",
-                    addedFiles(table, version));
-            System.out.printf(Locale.ROOT, "table size          %.1f MB of Parquet%n", parquetBytes(table.files()) / 1e6);
-            System.out.printf(Locale.ROOT, "worker peak heap    %d MB used when a GC pause began (max over the "
-                    + "run), %d MB max left after a young/full GC (%d of them); from -Xlog:gc, heap capacity %d MB%n",
-                    gc.maxBefore, gc.maxAfter, gc.collections, gc.maxCapacity);
-            System.out.printf(Locale.ROOT, "worker live heap    %d MB after a full GC when idle before the connector, "
-                    + "%d MB after a full GC once caught up (jcmd GC.run)%n", idleHeap, doneHeap);
-            System.out.printf(Locale.ROOT, "machine             %d cores, load average %.1f before, %.1f after%n",
-                    Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage());
-            System.out.println("worker log          " + worker.logFile() + " (GC log " + gcLog + ")");
-            if (rows != events) {
-                throw new IllegalStateException("the table holds " + rows + " rows for " + events + " events");
+            for (int i = 0; i < runs.size(); i++) {
+                Path runDir = dir.resolve("run-" + i);
+                TableLocation table = s3 ? TableLocation.onS3(server, "delta/run-" + i + "/sensor_events")
+                        : TableLocation.local(runDir.resolve("sensor_events"));
+                try {
+                    results.add(run(kafka, ends, runs.get(i), i, runDir, table, events, flushIntervalMs,
+                            tablePartitions, s3, jfrSettings));
+                } finally {
+                    table.close();
+                }
             }
         } finally {
-            worker.stop();
             kafka.stop();
-            table.close();
             if (server != null) {
                 server.close();
             }
+        }
+        System.out.println();
+        System.out.println("=== ThroughputBench: " + String.format(Locale.ROOT, "%,d", events) + " events, worker -Xmx"
+                + HEAP + ", offset.flush.interval.ms=" + flushIntervalMs + ", table " + (s3 ? "on S3 (S3Proxy)" : "local")
+                + (tablePartitions > 0 ? ", " + tablePartitions + " table partitions" : "") + " ===");
+        System.out.println(table(results));
+        System.out.printf(Locale.ROOT, "machine: %d cores, load average %.1f before, %.1f after; work dir %s%n",
+                Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(), dir);
+        for (Result r : results) {
+            if (r.rows != r.events) {
+                throw new IllegalStateException("the table of " + r.run + " holds " + r.rows + " rows for " + r.events
+                        + " events");
+            }
+        }
+    }
+
+    /** The result table, one line per run. */
+    static String table(List<Result> results) {
+        StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
+                "%-5s %-8s %9s %7s %7s %6s %7s %9s %9s %10s %12s %s%n", "tasks", "codec", "events/s", "seconds",
+                "commits", "files", "MB", "peak heap", "live heap", "GC pauses", "forks", "rows"));
+        for (Result r : results) {
+            out.append(String.format(Locale.ROOT, "%-5s %-8s %,9.0f %7.1f %7d %6d %7.1f %6d MB %6d MB %7.0f ms %12s %s%n",
+                    r.run.get("tasks"), r.run.get("compression"), r.events / r.seconds, r.seconds, r.commits, r.files,
+                    r.mb, r.gc.maxBefore(), r.liveAfterMb, r.gc.pauseMs(),
+                    r.forks.processes() < 0 ? "n/a" : r.forks.processes() + (r.commits > 0
+                            ? String.format(Locale.ROOT, " (%.1f/c)", (double) r.forks.processes() / r.commits) : ""),
+                    r.rows == r.events ? String.format(Locale.ROOT, "%,d = N", r.rows)
+                            : String.format(Locale.ROOT, "%,d NOT N", r.rows)));
+        }
+        return out.toString().stripTrailing();
+    }
+
+    private static Result run(EmbeddedKafkaCluster kafka, Map<TopicPartition, Long> ends, Map<String, String> run,
+                              int index, Path dir, TableLocation table, int events, String flushIntervalMs,
+                              int tablePartitions, boolean s3, String jfrSettings) throws Exception {
+        Path gcLog = dir.resolve("worker-gc.log");
+        Path jfr = dir.resolve("worker.jfr");
+        int tasks = Integer.parseInt(run.get("tasks"));
+        WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "bench-" + index, dir.resolve("worker"), HEAP,
+                List.of("-Xlog:gc:file=" + gcLog, "-XX:StartFlightRecording=name=bench,settings=" + jfrSettings),
+                Map.of("offset.flush.interval.ms", flushIntervalMs));
+        try {
+            worker.start();
+            long idleHeap = fullGcHeapAfter(worker, gcLog);
+            Preset base = s3 ? Preset.sensorEventsMinio() : Preset.sensorEventsLocal();
+            Preset preset = new Preset(base.name() + "-" + index, base.config())
+                    .with(table.connectorSettings()).with("tasks.max", Integer.toString(tasks))
+                    .with("parquet.compression", run.get("compression"));
+            System.out.println("run " + index + " " + run + ": connector " + preset.name() + ", worker log "
+                    + worker.logFile());
+            Instant created = Instant.now();
+            long start = System.nanoTime();
+            worker.putConnectorConfig(preset.name(), preset.config());
+            long firstCommit = awaitFirstCommit(table, worker);
+            awaitCaughtUp(table, preset.name(), tasks, ends, worker);
+            long end = System.nanoTime();
+
+            double seconds = (end - start) / 1e9;
+            long version = table.version();
+            worker.jcmd("JFR.dump", "name=bench", "filename=" + jfr);
+            GcLog gc = GcLog.read(gcLog);
+            long doneHeap = fullGcHeapAfter(worker, gcLog);
+            ForkCount forks = ForkCount.read(jfr, created);
+            long rows = table.rowCount();
+            Result result = new Result(run, events, seconds, version, addedFiles(table, version),
+                    parquetBytes(table.files()) / 1e6, gc, doneHeap, forks, rows);
+            System.out.printf(Locale.ROOT, "  %.1f s (%,.0f events/s), first commit after %.1f s; %d commits "
+                    + "(the table's creation included), %d data files, %d table partitions%n", seconds,
+                    events / seconds, (firstCommit - start) / 1e9, version, result.files,
+                    table.dataDirectories().size());
+            System.out.printf(Locale.ROOT, "  heap: peak %d MB used when a pause began, at most %d MB left after "
+                    + "a collection (%d), capacity %d MB; %d pauses, %.0f ms in all; live after a full GC %d MB "
+                    + "idle before, %d MB once caught up%n", gc.maxBefore(), gc.maxAfter(), gc.collections(),
+                    gc.maxCapacity(), gc.pauses(), gc.pauseMs(), idleHeap, doneHeap);
+            System.out.println("  processes started by the worker: " + (forks.processes() < 0
+                    ? "not recorded by this JDK" : forks.processes() + " " + forks.byCaller()));
+            System.out.println("  rows in the table: " + rows + (rows == events ? "" : "  <-- NOT the number of events")
+                    + "; flight recording " + jfr);
+            return result;
+        } finally {
+            worker.stop();
         }
     }
 
@@ -195,8 +246,8 @@ public final class ThroughputBench {
      * Waits until the table's txn versions equal the end offsets; fails at once when the worker
      * dies, the task fails or the worker log shows an OutOfMemoryError.
      */
-    private static void awaitCaughtUp(TableLocation table, String connector, Map<TopicPartition, Long> ends,
-                                      WorkerProcess worker) throws IOException, InterruptedException {
+    private static void awaitCaughtUp(TableLocation table, String connector, int tasks,
+                                      Map<TopicPartition, Long> ends, WorkerProcess worker) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + Duration.ofMinutes(30).toNanos();
         long seen = Long.MIN_VALUE;
         while (true) {
@@ -208,7 +259,8 @@ public final class ThroughputBench {
                 }
             }
             String problem = !worker.isAlive() ? "the worker died"
-                    : "FAILED".equals(worker.taskState(connector, 0)) ? "the task FAILED"
+                    : failedTask(worker, connector, tasks) >= 0 ? "task " + failedTask(worker, connector, tasks)
+                    + " FAILED"
                     : Files.readString(worker.logFile()).contains("OutOfMemoryError") ? "OutOfMemoryError in the worker"
                     : System.nanoTime() > deadline ? "not caught up after 30 minutes" : null;
             if (problem != null) {
@@ -217,6 +269,16 @@ public final class ThroughputBench {
             }
             Thread.sleep(500);
         }
+    }
+
+    private static int failedTask(WorkerProcess worker, String connector, int tasks)
+            throws IOException, InterruptedException {
+        for (int t = 0; t < tasks; t++) {
+            if ("FAILED".equals(worker.taskState(connector, t))) {
+                return t;
+            }
+        }
+        return -1;
     }
 
     private static double loadAverage() {
@@ -253,39 +315,7 @@ public final class ThroughputBench {
         throw new IllegalStateException("No full GC logged in " + gcLog + " after jcmd GC.run");
     }
 
-    /** Heap after each full GC of the log (jcmd GC.run logs "Pause Full (Diagnostic Command)"), in MB. */
     private static List<Long> systemGcs(Path gcLog) throws IOException {
-        List<Long> out = new java.util.ArrayList<>();
-        for (String line : Files.readAllLines(gcLog)) {
-            Matcher m = GC_LINE.matcher(line);
-            if (line.contains("Pause Full") && m.find()) {
-                out.add(Long.parseLong(m.group(3)));
-            }
-        }
-        return out;
-    }
-
-    /** Heap figures from a -Xlog:gc file, in MB. */
-    record GcFigures(long maxBefore, long maxAfter, long maxCapacity, int collections) {
-        static GcFigures read(Path gcLog) throws IOException {
-            long before = 0;
-            long after = 0;
-            long capacity = 0;
-            int count = 0;
-            for (String line : Files.readAllLines(gcLog)) {
-                Matcher m = GC_LINE.matcher(line);
-                if (m.find()) {
-                    before = Math.max(before, Long.parseLong(m.group(2)));
-                    capacity = Math.max(capacity, Long.parseLong(m.group(4)));
-                    // Remark and Cleanup pauses of a concurrent cycle free little: "after" counts
-                    // only evacuating (Young, Mixed) and Full collections
-                    if (m.group(1).equals("Young") || m.group(1).equals("Full")) {
-                        count++;
-                        after = Math.max(after, Long.parseLong(m.group(3)));
-                    }
-                }
-            }
-            return new GcFigures(before, after, capacity, count);
-        }
+        return GcLog.fullGcHeapsAfter(Files.readAllLines(gcLog));
     }
 }

@@ -1,0 +1,165 @@
+package io.deltasink.bench;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+import io.deltasink.Converters;
+import io.deltasink.config.DeltaSinkConfig;
+import io.deltasink.convert.RecordConverter;
+import io.deltasink.model.DataFile;
+import io.deltasink.proc.Preset;
+import io.deltasink.storage.StorageSettings;
+import io.deltasink.testing.SensorEvents;
+import io.deltasink.write.PartitionedWriter;
+import io.deltasink.write.WriterSettings;
+
+/**
+ * Convert + encode per record on one thread: seed events as the worker hands them to the task
+ * (String values from StringConverter, or byte[] from ByteArrayConverter), through the connector's
+ * converter of the seed preset's mapping and its Parquet writer ({@link PartitionedWriter}, the
+ * preset's codec unless {@code compression=} says otherwise) into files in a temporary folder.
+ * Each iteration converts and writes all records and closes the files; warm-up iterations first,
+ * then the median and range of the measured ones in records/s. {@code mode=convert} times the
+ * conversion alone. Run from the project root:
+ * {@code mvn -q -B -Pbench test-compile exec:java -Dbench.main=io.deltasink.bench.ConvertEncodeBench
+ * -Dexec.args="[records, default 200000] [value=string,bytes] [mode=encode,convert] [compression=snappy]
+ * [warmup=3] [iterations=5]"}.
+ */
+public final class ConvertEncodeBench {
+    private static final List<String> OPTIONS = List.of("value", "mode", "compression", "warmup", "iterations");
+
+    private ConvertEncodeBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        BenchArgs parsed = BenchArgs.parse(args);
+        if (!parsed.unknown(OPTIONS).isEmpty()) {
+            throw new IllegalArgumentException("Unknown options " + parsed.unknown(OPTIONS) + "; known: " + OPTIONS);
+        }
+        int records = Math.toIntExact(parsed.count(0, 200_000));
+        int warmup = Integer.parseInt(parsed.single("warmup", "3"));
+        int iterations = Integer.parseInt(parsed.single("iterations", "5"));
+        Map<String, String> keys = new java.util.LinkedHashMap<>();
+        keys.put("value", "string");
+        keys.put("mode", "encode");
+        keys.put("compression", Preset.sensorEventsLocal().config().getOrDefault(DeltaSinkConfig.PARQUET_COMPRESSION,
+                WriterSettings.DEFAULT_COMPRESSION));
+        List<String> lines = new ArrayList<>();
+        for (Map<String, String> run : parsed.runs(keys)) {
+            double[] rates = measure(records, run.get("value"), run.get("mode").equals("encode"), run.get("compression"),
+                    warmup, iterations);
+            double[] sorted = rates.clone();
+            Arrays.sort(sorted);
+            lines.add(String.format(Locale.ROOT, "%-7s %-8s %-8s %,12.0f %,12.0f %,12.0f", run.get("value"),
+                    run.get("mode"), run.get("compression"), sorted[sorted.length / 2], sorted[0],
+                    sorted[sorted.length - 1]));
+        }
+        System.out.println();
+        System.out.printf(Locale.ROOT, "=== ConvertEncodeBench: %,d seed records per iteration, %d warm-up + %d measured "
+                + "iterations, one thread, Java %s ===%n", records, warmup, iterations, Runtime.version());
+        System.out.printf(Locale.ROOT, "%-7s %-8s %-8s %12s %12s %12s%n", "value", "mode", "codec", "records/s", "min",
+                "max");
+        lines.forEach(System.out::println);
+    }
+
+    private static double[] measure(int count, String value, boolean encode, String compression, int warmup,
+                                    int iterations) throws Exception {
+        Path dir = Files.createTempDirectory("convert-encode-bench-");
+        Map<String, String> props = new HashMap<>(Preset.sensorEventsLocal().config());
+        props.put(DeltaSinkConfig.CONNECTOR_NAME, "bench");
+        props.put(DeltaSinkConfig.TABLE_LOCATION, dir.resolve("table").toString());
+        props.put(DeltaSinkConfig.PARQUET_COMPRESSION, compression);
+        DeltaSinkConfig config = new DeltaSinkConfig(props);
+        RecordConverter converter = Converters.factory(config, Clock.systemUTC()).create(null);
+        List<SinkRecord> records = records(count, value);
+        StorageSettings storage = StorageSettings.from(config);
+        double[] rates = new double[iterations];
+        try {
+            for (int i = 0; i < warmup + iterations; i++) {
+                long start = System.nanoTime();
+                long rows = encode ? convertAndWrite(config, storage, converter, records) : convert(converter, records);
+                double seconds = (System.nanoTime() - start) / 1e9;
+                if (rows != count) {
+                    throw new IllegalStateException(rows + " rows of " + count + " records");
+                }
+                System.out.printf(Locale.ROOT, "%s %s/%s/%s iteration %d: %,.0f records/s%n",
+                        i < warmup ? "warm-up " : "measured", value, encode ? "encode" : "convert", compression, i + 1,
+                        count / seconds);
+                if (i >= warmup) {
+                    rates[i - warmup] = count / seconds;
+                }
+                deleteFiles(dir);
+            }
+        } finally {
+            storage.close();
+            deleteFiles(dir);
+        }
+        return rates;
+    }
+
+    /** Seed events as the worker hands them: the key from StringConverter, the value as StringConverter or ByteArrayConverter give it. */
+    private static List<SinkRecord> records(int count, String value) {
+        boolean bytes = switch (value) {
+            case "string" -> false;
+            case "bytes" -> true;
+            default -> throw new IllegalArgumentException("value=string or value=bytes, not " + value);
+        };
+        List<SinkRecord> out = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            SensorEvents.Event e = SensorEvents.event(i);
+            String json = e.json();
+            out.add(new SinkRecord("sensor-events", i % 3, Schema.OPTIONAL_STRING_SCHEMA, e.deviceId(),
+                    bytes ? Schema.OPTIONAL_BYTES_SCHEMA : Schema.OPTIONAL_STRING_SCHEMA,
+                    bytes ? json.getBytes(StandardCharsets.UTF_8) : json, i / 3, 1_750_000_000_000L + i,
+                    org.apache.kafka.common.record.TimestampType.CREATE_TIME));
+        }
+        return out;
+    }
+
+    private static long convert(RecordConverter converter, List<SinkRecord> records) {
+        long rows = 0;
+        for (SinkRecord r : records) {
+            rows += converter.convert(r).length > 0 ? 1 : 0;
+        }
+        return rows;
+    }
+
+    private static long convertAndWrite(DeltaSinkConfig config, StorageSettings storage, RecordConverter converter,
+                                        List<SinkRecord> records) throws Exception {
+        WriterSettings settings = new WriterSettings(config.compression(), config.rowGroupBytes(), config.pageBytes(),
+                config.fileTargetBytes(), config.bufferMaxBytes(), config.statsColumns(), config.bufferMaxOpenFiles(),
+                storage.uploadBufferBytesPerFile());
+        PartitionedWriter writer = new PartitionedWriter(settings, converter.schema(), config.partitionColumns(),
+                storage.tablePath(), storage.hadoopConf(), Clock.systemUTC());
+        for (SinkRecord r : records) {
+            writer.write(converter.convert(r));
+        }
+        long rows = 0;
+        for (DataFile f : writer.finish()) {
+            rows += f.stats().numRecords();
+        }
+        return rows;
+    }
+
+    private static void deleteFiles(Path dir) throws java.io.IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            walk.sorted(Comparator.reverseOrder()).filter(p -> !p.equals(dir)).forEach(p -> p.toFile().delete());
+        }
+    }
+}
