@@ -41,7 +41,8 @@ final class FieldTree {
     private boolean distinctIndexes;
 
     private FieldTree(String segment, String path) {
-        this.segment = segment;
+        // interned as a JSON parser interns names, so that a child is found by identity first
+        this.segment = segment == null ? null : segment.intern();
         this.path = path;
         this.index = segment != null && !segment.isEmpty() && segment.chars().allMatch(Character::isDigit)
                 && segment.length() < 10 ? Integer.parseInt(segment) : -1;
@@ -104,6 +105,11 @@ final class FieldTree {
 
     /** The child named {@code name} (an object's key), or null. */
     FieldTree child(String name) {
+        for (FieldTree c : children) {
+            if (c.segment == name) {
+                return c;
+            }
+        }
         return childMap.get(name);
     }
 

@@ -77,11 +77,6 @@ class Json {
         return text instanceof byte[] b ? mapper.createParser(b) : mapper.createParser((String) text);
     }
 
-    /** A parser over JSON text in {@code length} chars of {@code chars} from {@code offset}, which it reads in place. */
-    JsonParser parser(char[] chars, int offset, int length) throws IOException {
-        return mapper.createParser(chars, offset, length);
-    }
-
     /** The value at the parser's current token as the tree {@link #parse} would hold it; the parser ends on its last token. */
     JsonNode subtree(JsonParser parser) throws IOException {
         return subtrees.readTree(parser);

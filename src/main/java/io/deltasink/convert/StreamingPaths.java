@@ -1,6 +1,8 @@
 package io.deltasink.convert;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.apache.kafka.connect.sink.SinkRecord;
 
@@ -18,7 +20,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 /**
  * Resolves a {@link FieldTree} in JSON text (a String or UTF-8 bytes) without building a tree of
  * the text: one pass of a parser hands each wanted scalar to its columns, skips unwanted subtrees,
- * and reads a field holding JSON text with a parser of its own. An object or list that a column
+ * and a field holding JSON text is read after that, with a parser of its own. An object or list that a column
  * takes whole (as JSON text, or raw) is read as a tree, and its paths below it resolved as
  * {@link FieldTree#resolve} does.
  *
@@ -58,132 +60,154 @@ final class StreamingPaths {
         if (root.children().length == 0) {
             return true;
         }
-        try (JsonParser p = json.parser(value)) {
-            return document(record, root, p, false, out);
+        Walk walk = new Walk(record, out);
+        try {
+            try (JsonParser p = json.parser(value)) {
+                if (!walk.document(root, p)) {
+                    return false;
+                }
+            }
+            // JSON text in fields: read after the text holding it, when its parser's buffers are free again
+            for (int i = 0; walk.texts != null && i < walk.texts.size(); i += 2) {
+                try (JsonParser p = json.parser(walk.texts.get(i + 1))) {
+                    if (!walk.document((FieldTree) walk.texts.get(i), p)) {
+                        return false;
+                    }
+                }
+            }
+            return true;
         } catch (IOException | RecordConversionException e) {
             return false;
         }
     }
 
-    /** Reads a whole JSON text as the value of {@code node}; false when it holds no value or more than one. */
-    private boolean document(SinkRecord record, FieldTree node, JsonParser p, boolean mayBeText, Object[] out)
-            throws IOException {
-        JsonToken t = p.nextToken();
-        return t != null && container(record, node, p, t, mayBeText, out) && p.nextToken() == null;
-    }
+    /** One value's pass. */
+    private final class Walk {
+        private final SinkRecord record;
+        private final Object[] out;
+        /** Pairs of a node and the JSON text it holds, still to read. */
+        private List<Object> texts;
 
-    /**
-     * Descends into the value at token {@code t}, of a node that has children.
-     *
-     * @param mayBeText true when text is JSON text to descend into; false for the content of JSON text
-     */
-    private boolean container(SinkRecord record, FieldTree node, JsonParser p, JsonToken t, boolean mayBeText,
-                              Object[] out) throws IOException {
-        switch (t) {
-            case START_OBJECT:
-                return object(record, node, p, out);
-            case START_ARRAY:
-                return list(record, node, p, out);
-            case VALUE_NULL:
-                return true;
-            case VALUE_STRING:
-                if (!mayBeText) {
+        Walk(SinkRecord record, Object[] out) {
+            this.record = record;
+            this.out = out;
+        }
+
+        /** Reads a whole JSON text as the value of {@code node}, which has children; false when it holds no value or more than one. */
+        boolean document(FieldTree node, JsonParser p) throws IOException {
+            JsonToken t = p.nextToken();
+            return t != null && container(node, p, t, false) && p.nextToken() == null;
+        }
+
+        /**
+         * Descends into the value at token {@code t}, of a node that has children.
+         *
+         * @param mayBeText true when text is JSON text to descend into; false for the content of JSON text
+         */
+        private boolean container(FieldTree node, JsonParser p, JsonToken t, boolean mayBeText) throws IOException {
+            switch (t) {
+                case START_OBJECT:
+                    return object(node, p);
+                case START_ARRAY:
+                    return list(node, p);
+                case VALUE_NULL:
+                    return true;
+                case VALUE_STRING:
+                    if (!mayBeText) {
+                        return false;
+                    }
+                    if (texts == null) {
+                        texts = new ArrayList<>(4);
+                    }
+                    texts.add(node);
+                    texts.add(p.getText());
+                    return true;
+                default:
+                    return false;
+            }
+        }
+
+        private boolean object(FieldTree node, JsonParser p) throws IOException {
+            FieldTree[] children = node.children();
+            long seen = 0;
+            boolean[] seenMany = children.length > 64 ? new boolean[children.length] : null;
+            for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+                FieldTree child = node.child(p.currentName());
+                JsonToken v = p.nextToken();
+                if (child == null) {
+                    p.skipChildren();
+                    continue;
+                }
+                int at = child.position();
+                if (seenMany == null) {
+                    if ((seen & 1L << at) != 0) {
+                        return false;
+                    }
+                    seen |= 1L << at;
+                } else {
+                    if (seenMany[at]) {
+                        return false;
+                    }
+                    seenMany[at] = true;
+                }
+                if (!field(child, p, v)) {
                     return false;
                 }
-                // the outer parser's buffer holds the text until its next token, and the inner one is done by then
-                try (JsonParser text = json.parser(p.getTextCharacters(), p.getTextOffset(), p.getTextLength())) {
-                    return document(record, node, text, false, out);
-                }
-            default:
-                return false;
-        }
-    }
-
-    private boolean object(SinkRecord record, FieldTree node, JsonParser p, Object[] out) throws IOException {
-        FieldTree[] children = node.children();
-        long seen = 0;
-        boolean[] seenMany = children.length > 64 ? new boolean[children.length] : null;
-        for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
-            FieldTree child = node.child(p.currentName());
-            JsonToken v = p.nextToken();
-            if (child == null) {
-                p.skipChildren();
-                continue;
             }
-            int at = child.position();
-            if (seenMany == null) {
-                if ((seen & 1L << at) != 0) {
-                    return false;
-                }
-                seen |= 1L << at;
-            } else {
-                if (seenMany[at]) {
-                    return false;
-                }
-                seenMany[at] = true;
-            }
-            if (!field(record, child, p, v, out)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private boolean list(SinkRecord record, FieldTree node, JsonParser p, Object[] out) throws IOException {
-        if (!node.distinctIndexes()) {
-            return false;
-        }
-        FieldTree[] children = node.children();
-        int i = 0;
-        for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken(), i++) {
-            FieldTree wanted = null;
-            for (FieldTree c : children) {
-                if (c.index() == i) {
-                    wanted = c;
-                }
-            }
-            if (wanted == null) {
-                p.skipChildren();
-            } else if (!field(record, wanted, p, t, out)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** The value of {@code node}, at token {@code t}: to its columns, then to its children. */
-    private boolean field(SinkRecord record, FieldTree node, JsonParser p, JsonToken t, Object[] out)
-            throws IOException {
-        int[] values = node.valueColumns();
-        int[] raws = node.rawColumns();
-        if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
-            if (values.length == 0 && raws.length == 0) {
-                return container(record, node, p, t, true, out);
-            }
-            node.resolve(record, json.subtree(p), json, out);
             return true;
         }
-        // descend first: JSON text is read in place in the parser's buffer, before getText() copies it
-        if (node.children().length > 0 && !container(record, node, p, t, true, out)) {
-            return false;
-        }
-        if (values.length > 0) {
-            Object plain = plain(p, t);
-            for (int c : values) {
-                out[c] = plain;
+
+        private boolean list(FieldTree node, JsonParser p) throws IOException {
+            if (!node.distinctIndexes()) {
+                return false;
             }
-        }
-        if (raws.length > 0) {
-            JsonNode scalar = scalar(p, t);
-            for (int c : raws) {
-                try {
-                    out[c] = json.rawText(scalar);
-                } catch (BadValueException e) {
+            FieldTree[] children = node.children();
+            int i = 0;
+            for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken(), i++) {
+                FieldTree wanted = null;
+                for (FieldTree c : children) {
+                    if (c.index() == i) {
+                        wanted = c;
+                    }
+                }
+                if (wanted == null) {
+                    p.skipChildren();
+                } else if (!field(wanted, p, t)) {
                     return false;
                 }
             }
+            return true;
         }
-        return true;
+
+        /** The value of {@code node}, at token {@code t}: to its columns, then to its children. */
+        private boolean field(FieldTree node, JsonParser p, JsonToken t) throws IOException {
+            int[] values = node.valueColumns();
+            int[] raws = node.rawColumns();
+            if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+                if (values.length == 0 && raws.length == 0) {
+                    return container(node, p, t, true);
+                }
+                node.resolve(record, json.subtree(p), json, out);
+                return true;
+            }
+            if (values.length > 0) {
+                Object plain = plain(p, t);
+                for (int c : values) {
+                    out[c] = plain;
+                }
+            }
+            if (raws.length > 0) {
+                JsonNode scalar = scalar(p, t);
+                for (int c : raws) {
+                    try {
+                        out[c] = json.rawText(scalar);
+                    } catch (BadValueException e) {
+                        return false;
+                    }
+                }
+            }
+            return node.children().length == 0 || container(node, p, t, true);
+        }
     }
 
     /** A scalar as {@link Json#plain} gives the tree's node of it. */
