@@ -24,6 +24,11 @@ import io.deltasink.model.RowSchema;
  * timestamp columns read in an explicit unit. Every failure is a {@link RecordConversionException}
  * naming the record, the column and the value. Immutable after construction; {@link #convert}
  * keeps no state between calls.
+ *
+ * <p>JSON text (a String or byte[] value) is read by a streaming parser into the columns' source
+ * values without a tree ({@link StreamingPaths}); what that pass does not take (bad text, a wanted
+ * key given twice, a path through a scalar) is resolved through trees as every other value is, so
+ * both give the same rows and the same messages.
  */
 public final class MappingConverter implements RecordConverter {
     private final RowSchema schema;

@@ -15,6 +15,8 @@ import java.util.Random;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
 
@@ -46,6 +48,33 @@ class StreamingDifferentialTest {
             compare(seedColumns, e.json(ZoneOffset.ofHours(2)));
         }
         assertEquals(compared, streamed, "every seed event resolved without a tree");
+    }
+
+    @Test
+    void seedEventsAsTextBuildNoTree() throws Exception {
+        int[] trees = {0};
+        Json counting = new Json() {
+            @Override
+            JsonNode parse(Object text) throws NotJsonException {
+                trees[0]++;
+                return super.parse(text);
+            }
+
+            @Override
+            JsonNode subtree(com.fasterxml.jackson.core.JsonParser parser) throws java.io.IOException {
+                trees[0]++;
+                return super.subtree(parser);
+            }
+        };
+        MappingConverter c = new MappingConverter(ColumnMapping.parse(SeedMappingTest.SEED_COLUMNS), CLOCK,
+                EpochUnit.NONE, counting, true);
+        SensorEvents.Event e = SensorEvents.smartPlug(5);
+        Object[] fromString = c.convert(SinkRecords.of("sensors", 0, 1L, e.json()));
+        assertArrayEquals(fromString, c.convert(SinkRecords.of("sensors", 0, 2L, e.bytes())));
+        assertEquals(0, trees[0], "envelope and payload streamed");
+
+        assertArrayEquals(fromString, c.convert(SinkRecords.of("sensors", 0, 3L, e.map())));
+        assertEquals(1, trees[0], "a Map's payload text goes the tree way");
     }
 
     @Test
