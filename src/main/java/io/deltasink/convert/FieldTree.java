@@ -35,9 +35,14 @@ final class FieldTree {
     /** Name and path of the first column (mapping order) whose path reaches this node; named when reaching it fails. */
     private String firstColumn;
     private String firstPath;
+    /** This node's place among its parent's children. */
+    private int position;
+    /** True when every child is a list index and no two name the same one ("1" and "01"). */
+    private boolean distinctIndexes;
 
     private FieldTree(String segment, String path) {
-        this.segment = segment;
+        // interned as a JSON parser interns names, so that a child is found by identity first
+        this.segment = segment == null ? null : segment.intern();
         this.path = path;
         this.index = segment != null && !segment.isEmpty() && segment.chars().allMatch(Character::isDigit)
                 && segment.length() < 10 ? Integer.parseInt(segment) : -1;
@@ -83,9 +88,52 @@ final class FieldTree {
         valueColumns = valueColumnList.stream().mapToInt(Integer::intValue).toArray();
         rawColumns = rawColumnList.stream().mapToInt(Integer::intValue).toArray();
         rawNames = rawNameList.toArray(new String[0]);
-        for (FieldTree c : children) {
-            c.freeze();
+        distinctIndexes = true;
+        for (int i = 0; i < children.length; i++) {
+            children[i].position = i;
+            for (int j = 0; j < i; j++) {
+                distinctIndexes &= children[j].index != children[i].index;
+            }
+            distinctIndexes &= children[i].index >= 0;
+            children[i].freeze();
         }
+    }
+
+    FieldTree[] children() {
+        return children;
+    }
+
+    /** The child named {@code name} (an object's key), or null. */
+    FieldTree child(String name) {
+        for (FieldTree c : children) {
+            if (c.segment == name) {
+                return c;
+            }
+        }
+        return childMap.get(name);
+    }
+
+    int position() {
+        return position;
+    }
+
+    /** The list index this segment names, or -1 when it is not one. */
+    int index() {
+        return index;
+    }
+
+    boolean distinctIndexes() {
+        return distinctIndexes;
+    }
+
+    /** Columns that take this node's value as it is. */
+    int[] valueColumns() {
+        return valueColumns;
+    }
+
+    /** Columns that take this node's text ({@code raw(...)}). */
+    int[] rawColumns() {
+        return rawColumns;
     }
 
     /**

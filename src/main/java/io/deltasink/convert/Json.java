@@ -22,10 +22,12 @@ import org.apache.kafka.connect.data.Time;
 import org.apache.kafka.connect.data.Timestamp;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 
@@ -42,6 +44,8 @@ class Json {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
             .build();
+    /** Reads one value of a stream as the tree {@link #parse} would build for it, leaving the rest unread. */
+    private final ObjectReader subtrees = mapper.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     /** Thrown when text is not JSON; the message says why, briefly. */
     static final class NotJsonException extends Exception {
@@ -63,6 +67,19 @@ class Json {
         } catch (IOException e) {
             throw new NotJsonException(shorten(String.valueOf(e.getMessage())));
         }
+    }
+
+    /**
+     * A parser over JSON text held in a String or UTF-8 bytes, set up as {@link #parse} reads it;
+     * the caller closes it.
+     */
+    JsonParser parser(Object text) throws IOException {
+        return text instanceof byte[] b ? mapper.createParser(b) : mapper.createParser((String) text);
+    }
+
+    /** The value at the parser's current token as the tree {@link #parse} would hold it; the parser ends on its last token. */
+    JsonNode subtree(JsonParser parser) throws IOException {
+        return subtrees.readTree(parser);
     }
 
     private static String shorten(String reason) {

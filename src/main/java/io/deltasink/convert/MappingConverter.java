@@ -3,6 +3,7 @@ package io.deltasink.convert;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
@@ -23,12 +24,19 @@ import io.deltasink.model.RowSchema;
  * timestamp columns read in an explicit unit. Every failure is a {@link RecordConversionException}
  * naming the record, the column and the value. Immutable after construction; {@link #convert}
  * keeps no state between calls.
+ *
+ * <p>JSON text (a String or byte[] value) is read by a streaming parser into the columns' source
+ * values without a tree ({@link StreamingPaths}); what that pass does not take (bad text, a wanted
+ * key given twice, a path through a scalar) is resolved through trees as every other value is, so
+ * both give the same rows and the same messages.
  */
 public final class MappingConverter implements RecordConverter {
     private final RowSchema schema;
     private final Clock clock;
     private final Json json;
     private final FieldTree fields;
+    /** Resolves the fields in JSON text without a tree; null to read every value through trees. */
+    private final StreamingPaths streaming;
     private final Source[] sources;
     private final Coercions.Coercion[] coercions;
     private final String[] nullProblems;
@@ -52,14 +60,20 @@ public final class MappingConverter implements RecordConverter {
      *                    ({@code timestamp.numeric.unit})
      */
     public MappingConverter(ColumnMapping mapping, Clock clock, EpochUnit numericUnit) {
-        this(mapping, clock, numericUnit, new Json());
+        this(mapping, clock, numericUnit, new Json(), true);
     }
 
+    /** A converter that reads JSON text through trees only (parsed by {@code json}), as every value was before streaming. */
     MappingConverter(ColumnMapping mapping, Clock clock, Json json) {
-        this(mapping, clock, EpochUnit.NONE, json);
+        this(mapping, clock, EpochUnit.NONE, json, false);
     }
 
-    MappingConverter(ColumnMapping mapping, Clock clock, EpochUnit numericUnit, Json json) {
+    /**
+     * @param stream true to resolve paths in JSON text (a String or byte[] value) with a
+     *               streaming parser, falling back to trees for whatever it does not take
+     *               ({@link StreamingPaths}); false to use trees only
+     */
+    MappingConverter(ColumnMapping mapping, Clock clock, EpochUnit numericUnit, Json json, boolean stream) {
         Objects.requireNonNull(mapping, "mapping");
         if (mapping.isAuto()) {
             throw new IllegalArgumentException(
@@ -72,6 +86,7 @@ public final class MappingConverter implements RecordConverter {
         List<ColumnSpec> specs = mapping.specs();
         int n = specs.size();
         this.fields = FieldTree.build(specs);
+        this.streaming = stream && fields != null ? new StreamingPaths(fields, json) : null;
         this.sources = new Source[n];
         this.coercions = new Coercions.Coercion[n];
         this.nullProblems = new String[n];
@@ -128,7 +143,12 @@ public final class MappingConverter implements RecordConverter {
         int n = sources.length;
         Object[] row = new Object[n];
         if (fields != null) {
-            fields.resolve(record, record.value(), json, row);
+            Object value = record.value();
+            if (streaming == null || !(value instanceof String || value instanceof byte[])
+                    || !streaming.resolve(record, value, row)) {
+                Arrays.fill(row, null);
+                fields.resolve(record, value, json, row);
+            }
         }
         Instant now = usesNow ? clock.instant() : null;
         for (int i = 0; i < n; i++) {
