@@ -31,6 +31,7 @@ public final class StorageSettings implements AutoCloseable {
     static final String S3A_CONDITIONAL_CREATE = "fs.s3a.create.conditional.enabled";
     /** Delta's S3 log store (Kernel's default for S3): mutual exclusion within one JVM only. */
     public static final String SINGLE_DRIVER_LOG_STORE = "io.delta.storage.S3SingleDriverLogStore";
+    static final String LOCAL_FILE_SYSTEM_IMPL = "fs.file.impl";
     static final String S3A_UPLOAD_BUFFER = "fs.s3a.fast.upload.buffer";
     static final String S3A_UPLOAD_ACTIVE_BLOCKS = "fs.s3a.fast.upload.active.blocks";
     static final String S3A_MULTIPART_SIZE = "fs.s3a.multipart.size";
@@ -58,6 +59,8 @@ public final class StorageSettings implements AutoCloseable {
         // across differently configured tasks through Hadoop's static cache. Local file systems
         // are cheap to make per call; the S3 ones are shared within this object's scope instead.
         hadoopConf.setBoolean("fs.file.impl.disable.cache", true);
+        // local files without a chmod child process per new file or folder (unless the user names a class)
+        hadoopConf.set(LOCAL_FILE_SYSTEM_IMPL, NioLocalFileSystem.class.getName());
         S3A_UPLOAD_DEFAULTS.forEach(hadoopConf::set);
         hadoopSettings.forEach(hadoopConf::set);
         useExclusiveLogStores(hadoopConf, hadoopSettings);

@@ -13,12 +13,14 @@ import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
 
+import io.deltasink.storage.NioLocalFileSystem;
+
 /**
  * A Parquet {@link OutputFile} on a Hadoop {@link FileSystem} that counts the bytes handed to the
  * file system, so the size of the finished file is known without asking storage for it.
  *
- * <p>Files of Hadoop's local file system (its own classes, not a subclass configured through
- * {@code fs.file.impl}) are created with java.nio instead: without Hadoop's native
+ * <p>Files of Hadoop's local file system (its own classes or {@link NioLocalFileSystem}, not another
+ * subclass configured through {@code fs.file.impl}) are created with java.nio instead: without Hadoop's native
  * library it sets the permissions of every new file, and of its {@code .crc} checksum file, by
  * running {@code chmod} in a child process, some 10 ms per data file on a busy machine, which adds
  * up when thousands of table partitions each get a file. Such files have no {@code .crc} file
@@ -57,7 +59,7 @@ final class CountingOutputFile implements OutputFile {
     private OutputStream createStream(boolean overwrite) throws IOException {
         // exactly Hadoop's own classes: a subclass a user named through fs.file.impl does its own creating
         java.io.File local;
-        if (fs.getClass() == LocalFileSystem.class) {
+        if (fs.getClass() == LocalFileSystem.class || fs.getClass() == NioLocalFileSystem.class) {
             local = ((LocalFileSystem) fs).pathToFile(path);
         } else if (fs.getClass() == RawLocalFileSystem.class) {
             local = ((RawLocalFileSystem) fs).pathToFile(path);

@@ -1,13 +1,19 @@
 package io.deltasink.write;
 
 import java.io.IOException;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 import io.deltasink.model.Column;
 import io.deltasink.model.DataFile;
@@ -30,12 +36,19 @@ final class OpenFile {
         this.writer = writer;
     }
 
-    /** Creates the file at {@code path} (it must not exist) and opens a Parquet writer on it. */
+    /**
+     * Creates the file at {@code path} (it must not exist) and opens a Parquet writer on it, with
+     * dictionary encoding for every column but {@code plainColumns} (Parquet column names).
+     */
     static OpenFile create(FileSystem fs, Path path, String relativePath, Map<String, String> partitionValues,
                            RowWriteSupport writeSupport, WriterSettings settings, SharedCompressor compressor,
-                           Configuration conf) throws IOException {
+                           Configuration conf, Set<String> plainColumns) throws IOException {
         CountingOutputFile output = new CountingOutputFile(fs, path);
-        ParquetWriter<Object[]> writer = new RowParquetWriterBuilder(output, writeSupport)
+        RowParquetWriterBuilder builder = new RowParquetWriterBuilder(output, writeSupport);
+        for (String column : plainColumns) {
+            builder.withDictionaryEncoding(column, false);
+        }
+        ParquetWriter<Object[]> writer = builder
                 .withConf(conf)
                 .withWriteMode(ParquetFileWriter.Mode.CREATE)
                 .withCompressionCodec(settings.codec())
@@ -83,6 +96,32 @@ final class OpenFile {
         bufferedBytes = 0;
         DataFile.FileStats stats = FooterStats.of(writer.getFooter(), statsColumns);
         return new DataFile(relativePath, partitionValues, output.bytesWritten(), modificationTime, stats);
+    }
+
+    /**
+     * The columns of the closed file whose dictionary was given up: some or all of their pages are
+     * not dictionary-encoded, because the dictionary outgrew its page (Parquet then re-encodes the
+     * values already buffered plainly and writes no dictionary page). Boolean columns (never
+     * dictionary-encoded) and chunks holding only nulls do not count.
+     */
+    Set<String> dictionaryFallbacks() {
+        return dictionaryFallbacks(writer.getFooter());
+    }
+
+    static Set<String> dictionaryFallbacks(ParquetMetadata footer) {
+        Set<String> out = new LinkedHashSet<>();
+        for (BlockMetaData block : footer.getBlocks()) {
+            for (ColumnChunkMetaData column : block.getColumns()) {
+                var stats = column.getEncodingStats();
+                if (stats != null && stats.hasNonDictionaryEncodedPages()
+                        && column.getPrimitiveType().getPrimitiveTypeName() != PrimitiveTypeName.BOOLEAN
+                        && column.getStatistics() != null && !column.getStatistics().isEmpty()
+                        && column.getStatistics().getNumNulls() < column.getValueCount()) {
+                    out.add(column.getPath().toDotString());
+                }
+            }
+        }
+        return out;
     }
 
     /** Closes without describing the file; used before deleting it. */

@@ -7,10 +7,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -46,6 +48,8 @@ import io.deltasink.model.RowSchema;
  */
 public final class PartitionedWriter {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionedWriter.class);
+    /** Table partitions whose columns without a dictionary are remembered (a few hundred bytes each). */
+    static final int LEARNED_PARTITIONS = 4096;
 
     private final WriterSettings settings;
     private final Path root;
@@ -67,6 +71,16 @@ public final class PartitionedWriter {
     private final Map<List<String>, Partition> partitions = new HashMap<>();
     private final List<DataFile> finished = new ArrayList<>();
     private final List<Path> created = new ArrayList<>();
+    /**
+     * Per table partition, the columns written without a dictionary because a file of that partition
+     * had to give theirs up; the most recently used {@link #LEARNED_PARTITIONS} partitions are kept.
+     */
+    private final Map<List<String>, Set<String>> plainColumns = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<List<String>, Set<String>> eldest) {
+            return size() > LEARNED_PARTITIONS;
+        }
+    };
     private int openFiles;
     private long countedBytes;
     private long rowsBuffered;
@@ -329,7 +343,7 @@ public final class PartitionedWriter {
         Path path = new Path(root, relative);
         created.add(path); // before creating, so abort() removes even a half-created file
         return OpenFile.create(fs, path, relative, Collections.unmodifiableMap(partitionValues),
-                new RowWriteSupport(dataColumns, dataIndexes), settings, compressor, conf);
+                new RowWriteSupport(dataColumns, dataIndexes), settings, compressor, conf, plainColumns.getOrDefault(key, Set.of()));
     }
 
     private String fileName(int counter, UUID id) {
@@ -343,7 +357,30 @@ public final class PartitionedWriter {
         countedBytes -= fileOverhead + WriterSettings.ROW_DATA_FACTOR * file.bufferedBytes();
         DataFile done = file.close(statsColumns, clock.millis());
         finished.add(done);
+        learnPlainColumns(partition.key, file);
         LOG.debug("Finished {}: {} rows, {} bytes", done.path(), file.rows(), done.size());
+    }
+
+    /**
+     * A column whose dictionary a file gave up (more distinct values in a row group than fit the
+     * dictionary page: unique ids, timestamps, raw text) is written without one in the next files of
+     * the same table partition: building a dictionary, then re-encoding every value plainly, costs
+     * time and memory and saves no byte. Per partition, since a column can be unique per row in one
+     * (a smart plug's raw payload) and repetitive in another (a door sensor's). A column whose
+     * Parquet name has a dot is left alone (Parquet's per-column setting reads a dot as a nested path).
+     */
+    private void learnPlainColumns(List<String> key, OpenFile file) {
+        Set<String> fallbacks = file.dictionaryFallbacks();
+        if (fallbacks.isEmpty()) {
+            return;
+        }
+        Set<String> plain = plainColumns.computeIfAbsent(key, k -> new LinkedHashSet<>());
+        for (String column : fallbacks) {
+            if (!column.contains(".") && plain.add(column)) {
+                LOG.debug("Writing column {} of {} without a dictionary from now on: it outgrew its dictionary in {}",
+                        column, root, file.relativePath());
+            }
+        }
     }
 
     /** What is held for one table partition: rows waiting for a file, or its open file. */

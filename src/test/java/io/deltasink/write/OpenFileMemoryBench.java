@@ -120,7 +120,7 @@ public final class OpenFileMemoryBench {
         SharedCompressor shared = new SharedCompressor(conf, settings.codec());
         Opener opener = (name, support) -> mode.equals("shared")
                 ? new ParquetFile(OpenFile.create(fs, new org.apache.hadoop.fs.Path(dir.toUri().toString(), name),
-                        name, java.util.Map.of(), support, settings, shared, conf))
+                        name, java.util.Map.of(), support, settings, shared, conf, java.util.Set.of()))
                 : ParquetFile.ownCompressor(new CountingOutputFile(fs,
                         new org.apache.hadoop.fs.Path(dir.toUri().toString(), name)), support, settings, conf);
         int[] indexes = dataIndexes.stream().mapToInt(Integer::intValue).toArray();
