@@ -22,6 +22,7 @@ import org.apache.hadoop.fs.ChecksumFileSystem;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 
 import io.delta.storage.HadoopFileSystemLogStore;
@@ -104,11 +105,17 @@ public class ExclusiveLocalLogStore extends HadoopFileSystemLogStore {
      * snapshot; Hadoop's local {@code listStatus} builds a status (a Path parsed, an lstat) for every
      * file of {@code _delta_log} first, so each commit cost grew with the table's history: at
      * version 1,000 a commit took four times as long as at version 10, most of it in that listing.
-     * Names are read from the folder; only those kept are looked at.
+     * Names are read from the folder; only those kept are looked at. A file system configured for
+     * {@code file:} that lists in its own way is asked as Hadoop's store would ask it.
      */
     @Override
     public Iterator<FileStatus> listFrom(Path path, Configuration hadoopConf) throws IOException {
         Path parent = path.getParent();
+        FileSystem fs = parent.getFileSystem(hadoopConf);
+        if (!listsLikeHadoopsLocal(fs)) {
+            // a file system configured for file: (delta.hadoop.fs.file.impl) with a listing of its own
+            return super.listFrom(path, hadoopConf);
+        }
         java.nio.file.Path dir = localPath(parent);
         if (!Files.isDirectory(dir)) {
             throw new FileNotFoundException(String.format("No such file or directory: %s", parent));
@@ -126,7 +133,6 @@ public class ExclusiveLocalLogStore extends HadoopFileSystemLogStore {
             }
         }
         Collections.sort(names);
-        FileSystem fs = parent.getFileSystem(hadoopConf);
         List<FileStatus> out = new ArrayList<>(names.size());
         for (String name : names) {
             try {
@@ -136,6 +142,19 @@ public class ExclusiveLocalLogStore extends HadoopFileSystemLogStore {
             }
         }
         return out.iterator();
+    }
+
+    /** Whether {@code fs} is Hadoop's local file system, or one that keeps its listing as it is. */
+    private static boolean listsLikeHadoopsLocal(FileSystem fs) {
+        if (!(fs instanceof LocalFileSystem)) {
+            return false;
+        }
+        try {
+            return fs.getClass().getMethod("listStatus", Path.class).getDeclaringClass().getName()
+                    .startsWith("org.apache.hadoop.");
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
     }
 
     /**
