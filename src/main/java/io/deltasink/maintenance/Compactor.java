@@ -56,7 +56,7 @@ public final class Compactor {
 
     /** What {@link #run} would rewrite now, without writing anything (version -1). */
     public CompactionResult plan(CompactionOptions options) {
-        TableSnapshot snapshot = latest(table());
+        TableSnapshot snapshot = table().existing();
         CompactionPlan plan = CompactionPlan.of(snapshot.files(), options, clock.millis());
         String outcome = plan.bins().isEmpty() ? "nothing to compact"
                 : "would rewrite " + plan.inputFiles() + " files into about " + plan.bins().size();
@@ -67,7 +67,7 @@ public final class Compactor {
     /** Plans, rewrites and commits. Throws when the table cannot be read or written. */
     public CompactionResult run(CompactionOptions options) {
         DeltaTable table = table();
-        TableSnapshot base = latest(table);
+        TableSnapshot base = table.existing();
         List<Column> statsColumns = statsColumns(base);
         CompactionPlan plan = CompactionPlan.of(base.files(), options, clock.millis());
         if (plan.bins().isEmpty()) {
@@ -114,7 +114,7 @@ public final class Compactor {
                     gaveUp = "gave up: lost the race for a new version " + attempt + " times";
                     break;
                 }
-                snapshot = latest(table);
+                snapshot = table.existing();
                 if (!snapshot.partitionColumns().equals(base.partitionColumns())
                         || !snapshot.columns().equals(base.columns())) {
                     gaveUp = "gave up: the table's schema changed at version " + snapshot.version();
@@ -134,10 +134,6 @@ public final class Compactor {
 
     private DeltaTable table() {
         return new DeltaTable(storage.createEngine(), storage.tableUri(), clock, 0);
-    }
-
-    private TableSnapshot latest(DeltaTable table) {
-        return table.latest().orElseThrow(() -> new IllegalStateException("No Delta table at " + storage.tableUri()));
     }
 
     /**

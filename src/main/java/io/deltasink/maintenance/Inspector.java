@@ -24,8 +24,7 @@ public final class Inspector {
     /** Throws when there is no table at the location or it cannot be read. */
     public TableReport inspect(InspectOptions options) {
         String location = storage.tableUri();
-        TableSnapshot snapshot = new DeltaTable(storage.createEngine(), location, clock, 0).latest()
-                .orElseThrow(() -> new IllegalStateException("There is no Delta table at " + location));
+        TableSnapshot snapshot = new DeltaTable(storage.createEngine(), location, clock, 0).existing();
         List<String> partitionColumns = snapshot.partitionColumns();
         Map<String, long[]> partitions = new TreeMap<>();
         long files = 0;

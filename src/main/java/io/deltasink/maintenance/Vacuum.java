@@ -51,8 +51,7 @@ public final class Vacuum {
     /** Throws IllegalArgumentException for a retention refused (shorter than the table's without force, or below the floor). */
     public VacuumResult run(VacuumOptions options) {
         String location = storage.tableUri();
-        TableSnapshot snapshot = new DeltaTable(storage.createEngine(), location).latest()
-                .orElseThrow(() -> new IllegalStateException("There is no Delta table at " + location));
+        TableSnapshot snapshot = new DeltaTable(storage.createEngine(), location).existing();
         Duration retention = VacuumRetention.resolve(options, snapshot.deletedFileRetention());
         if (snapshot.protocol().writerFeatures().contains("deletionVectors")) {
             throw new IllegalStateException("Delta table " + location + " uses deletion vectors, whose files this "

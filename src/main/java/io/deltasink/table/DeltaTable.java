@@ -140,6 +140,15 @@ public final class DeltaTable {
     }
 
     /**
+     * The latest snapshot of a table that must exist (maintenance works on tables, never creates one).
+     *
+     * @throws IllegalStateException when there is no table at the path
+     */
+    public TableSnapshot existing() {
+        return latest().orElseThrow(() -> new IllegalStateException("No Delta table at " + tablePath));
+    }
+
+    /**
      * Kernel found no commit in the log: whether, looked up without a listing, the first commit file
      * or {@code _last_checkpoint} exists nevertheless (created meanwhile, or the listing was wrong);
      * a failed look-up is retriable.

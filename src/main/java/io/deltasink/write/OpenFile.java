@@ -8,7 +8,6 @@ import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -48,18 +47,7 @@ final class OpenFile {
         for (String column : plainColumns) {
             builder.withDictionaryEncoding(column, false);
         }
-        ParquetWriter<Object[]> writer = builder
-                .withConf(conf)
-                .withWriteMode(ParquetFileWriter.Mode.CREATE)
-                .withCompressionCodec(settings.codec())
-                .withCodecFactory(compressor)
-                .withRowGroupSize(settings.rowGroupSizeBytes())
-                .withPageSize(settings.pageSizeBytes())
-                .withDictionaryPageSize(settings.dictionaryPageSizeBytes())
-                .withDictionaryEncoding(true)
-                .withPageWriteChecksumEnabled(false)
-                .withValidation(false)
-                .build();
+        ParquetWriter<Object[]> writer = settings.configure(builder, compressor, conf).build();
         return new OpenFile(relativePath, partitionValues, output, writer);
     }
 

@@ -13,7 +13,6 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.example.ExampleParquetWriter;
@@ -162,20 +161,9 @@ public final class ParquetRewriter {
         String relative = (directory.isEmpty() ? "" : directory + "/")
                 + settings.dataFileName(fileCounter++, UUID.randomUUID());
         CountingOutputFile file = new CountingOutputFile(fs, new Path(root, relative));
-        ParquetWriter<Group> writer = ExampleParquetWriter.builder(file)
-                .withConf(conf)
+        ParquetWriter<Group> writer = settings.configure(ExampleParquetWriter.builder(file)
                 .withType(schema)
-                .withExtraMetaData(metadata)
-                .withWriteMode(ParquetFileWriter.Mode.CREATE)
-                .withCompressionCodec(settings.codec())
-                .withCodecFactory(compressor)
-                .withRowGroupSize(settings.rowGroupSizeBytes())
-                .withPageSize(settings.pageSizeBytes())
-                .withDictionaryPageSize(settings.dictionaryPageSizeBytes())
-                .withDictionaryEncoding(true)
-                .withPageWriteChecksumEnabled(false)
-                .withValidation(false)
-                .build();
+                .withExtraMetaData(metadata), compressor, conf).build();
         return new Output(new Path(root, relative), relative, partitionValues, schema, metadata, file, writer);
     }
 

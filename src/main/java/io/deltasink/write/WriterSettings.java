@@ -4,6 +4,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
@@ -86,6 +89,26 @@ public record WriterSettings(String compression, long rowGroupSizeBytes, int pag
     public static WriterSettings defaults() {
         return new WriterSettings(DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_SIZE_BYTES, DEFAULT_PAGE_SIZE_BYTES,
                 DEFAULT_TARGET_FILE_SIZE_BYTES, DEFAULT_BUFFER_MAX_BYTES, DEFAULT_STATS_COLUMNS, 0, 0);
+    }
+
+    /**
+     * Sets these settings on a Parquet writer builder, the same for the connector's files and for
+     * compaction's: codec through the shared compressor, row group, page and dictionary page sizes,
+     * dictionaries on (a column may be turned off on the builder), no page checksums, no validation.
+     */
+    <T, B extends ParquetWriter.Builder<T, B>> B configure(B builder, SharedCompressor compressor,
+                                                            Configuration conf) {
+        return builder
+                .withConf(conf)
+                .withWriteMode(ParquetFileWriter.Mode.CREATE)
+                .withCompressionCodec(codec())
+                .withCodecFactory(compressor)
+                .withRowGroupSize(rowGroupSizeBytes)
+                .withPageSize(pageSizeBytes)
+                .withDictionaryPageSize(dictionaryPageSizeBytes())
+                .withDictionaryEncoding(true)
+                .withPageWriteChecksumEnabled(false)
+                .withValidation(false);
     }
 
     public WriterSettings withCompression(String value) {
