@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -35,7 +36,8 @@ import io.deltasink.testing.TableLocation;
  * the connector from the sensor-events preset (default flush settings) and measures the time from
  * the connector's creation until the table's txn versions equal the topic's end offsets; then counts
  * the table's rows with a scan, which must equal N (exactly once). One row per configuration in a
- * table at the end.
+ * table at the end. "steady/s" is the rate between the commits holding a quarter and nine tenths of
+ * the events, by their commit timestamps: the worker warm, its start and the last flush left out.
  *
  * <p>Options, each with one value or several separated by commas (every combination is run, against
  * the same topic, each on a table and worker of its own): {@code tasks=1,2,3} (tasks.max),
@@ -66,7 +68,7 @@ public final class ThroughputBench {
 
     /** The figures of one run. */
     record Result(Map<String, String> run, long events, double seconds, long commits, long files, double mb,
-                  GcLog gc, long liveAfterMb, ForkCount forks, long rows) {
+                  GcLog gc, long liveAfterMb, ForkCount forks, long rows, double steady) {
     }
 
     /**
@@ -137,11 +139,12 @@ public final class ThroughputBench {
     /** The result table, one line per run. */
     static String table(List<Result> results) {
         StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
-                "%-5s %-8s %9s %7s %7s %6s %7s %9s %9s %10s %12s %s%n", "tasks", "codec", "events/s", "seconds",
+                "%-5s %-8s %9s %9s %7s %7s %6s %7s %9s %9s %10s %12s %s%n", "tasks", "codec", "events/s", "steady/s", "seconds",
                 "commits", "files", "MB", "peak heap", "live heap", "GC pauses", "forks", "rows"));
         for (Result r : results) {
-            out.append(String.format(Locale.ROOT, "%-5s %-8s %,9.0f %7.1f %7d %6d %7.1f %6d MB %6d MB %7.0f ms %12s %s%n",
-                    r.run.get("tasks"), r.run.get("compression"), r.events / r.seconds, r.seconds, r.commits, r.files,
+            out.append(String.format(Locale.ROOT, "%-5s %-8s %,9.0f %9s %7.1f %7d %6d %7.1f %6d MB %6d MB %7.0f ms %12s %s%n",
+                    r.run.get("tasks"), r.run.get("compression"), r.events / r.seconds,
+                    Double.isNaN(r.steady) ? "n/a" : String.format(Locale.ROOT, "%,.0f", r.steady), r.seconds, r.commits, r.files,
                     r.mb, r.gc.maxBefore(), r.liveAfterMb, r.gc.pauseMs(),
                     r.forks.processes() < 0 ? "n/a" : r.forks.processes() + (r.commits > 0
                             ? String.format(Locale.ROOT, " (%.1f/c)", (double) r.forks.processes() / r.commits) : ""),
@@ -184,7 +187,8 @@ public final class ThroughputBench {
             ForkCount forks = ForkCount.read(jfr, created);
             long rows = table.rowCount();
             Result result = new Result(run, events, seconds, version, addedFiles(table, version),
-                    parquetBytes(table.files()) / 1e6, gc, doneHeap, forks, rows);
+                    parquetBytes(table.files()) / 1e6, gc, doneHeap, forks, rows,
+                    steadyRate(table, version, preset.name(), ends.keySet(), events));
             System.out.printf(Locale.ROOT, "  %.1f s (%,.0f events/s), first commit after %.1f s; %d commits "
                     + "(the table's creation included), %d data files, %d table partitions%n", seconds,
                     events / seconds, (firstCommit - start) / 1e9, version, result.files,
@@ -250,7 +254,7 @@ public final class ThroughputBench {
                                       Map<TopicPartition, Long> ends, WorkerProcess worker) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + Duration.ofMinutes(30).toNanos();
         long seen = Long.MIN_VALUE;
-        while (true) {
+        for (int step = 0; ; step++) {
             long latest = table.latestVersion();
             if (latest != seen) {
                 seen = latest;
@@ -258,16 +262,19 @@ public final class ThroughputBench {
                     return;
                 }
             }
-            String problem = !worker.isAlive() ? "the worker died"
-                    : failedTask(worker, connector, tasks) >= 0 ? "task " + failedTask(worker, connector, tasks)
-                    + " FAILED"
-                    : Files.readString(worker.logFile()).contains("OutOfMemoryError") ? "OutOfMemoryError in the worker"
-                    : System.nanoTime() > deadline ? "not caught up after 30 minutes" : null;
-            if (problem != null) {
-                throw new IllegalStateException(problem + " at table version " + latest + ":\n"
-                        + worker.logTail(80));
+            // the figure is read to one step: short against a run of seconds; the worker is asked less often
+            if (step % 10 == 0) {
+                String problem = !worker.isAlive() ? "the worker died"
+                        : failedTask(worker, connector, tasks) >= 0 ? "task " + failedTask(worker, connector, tasks)
+                        + " FAILED"
+                        : Files.readString(worker.logFile()).contains("OutOfMemoryError") ? "OutOfMemoryError in the worker"
+                        : System.nanoTime() > deadline ? "not caught up after 30 minutes" : null;
+                if (problem != null) {
+                    throw new IllegalStateException(problem + " at table version " + latest + ":\n"
+                            + worker.logTail(80));
+                }
             }
-            Thread.sleep(500);
+            Thread.sleep(50);
         }
     }
 
@@ -283,6 +290,46 @@ public final class ThroughputBench {
 
     private static double loadAverage() {
         return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+
+    /**
+     * Events per second between the first commit holding a quarter of the events and the last holding at
+     * most nine tenths, by the commits' own timestamps: the rate once the worker is warm, without the
+     * start and the last offset flush; NaN when fewer than two commits fall in that span.
+     */
+    static double steadyRate(TableLocation table, long version, String connector, Collection<TopicPartition> partitions,
+                             long events) {
+        Map<String, Long> positions = new HashMap<>();
+        long fromRows = -1;
+        long fromMillis = 0;
+        long toRows = -1;
+        long toMillis = 0;
+        for (long v = 1; v <= version; v++) {
+            long millis = -1;
+            for (com.fasterxml.jackson.databind.JsonNode action : table.actions(v)) {
+                if (action.has("txn")) {
+                    positions.put(action.get("txn").get("appId").asText(), action.get("txn").get("version").asLong());
+                } else if (action.has("commitInfo")) {
+                    millis = action.get("commitInfo").get("timestamp").asLong();
+                }
+            }
+            long rows = 0;
+            for (TopicPartition tp : partitions) {
+                rows += positions.getOrDefault(TableProgress.appId(connector, tp), 0L);
+            }
+            if (millis < 0 || rows > events * 9 / 10) {
+                continue;
+            }
+            if (fromRows < 0 && rows >= events / 4) {
+                fromRows = rows;
+                fromMillis = millis;
+            } else if (fromRows >= 0) {
+                toRows = rows;
+                toMillis = millis;
+            }
+        }
+        return toRows > fromRows && toMillis > fromMillis ? (toRows - fromRows) * 1000.0 / (toMillis - fromMillis)
+                : Double.NaN;
     }
 
     private static long addedFiles(TableLocation table, long version) {
