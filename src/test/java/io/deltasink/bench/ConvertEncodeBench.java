@@ -33,9 +33,10 @@ import io.deltasink.write.WriterSettings;
  * preset's codec unless {@code compression=} says otherwise) into files in a temporary folder.
  * Each iteration converts and writes all records and closes the files; warm-up iterations first,
  * then the median and range of the measured ones in records/s. {@code mode=convert} times the
- * conversion alone. Run from the project root:
+ * conversion alone; {@code mode=write} converts the records once, before the timing, and times only
+ * {@link PartitionedWriter#write} and {@code finish()}. Run from the project root:
  * {@code mvn -q -B -Pbench test-compile exec:java -Dbench.main=io.deltasink.bench.ConvertEncodeBench
- * -Dexec.args="[records, default 200000] [value=string,bytes] [mode=encode,convert] [compression=snappy]
+ * -Dexec.args="[records, default 200000] [value=string,bytes] [mode=encode,convert,write] [compression=snappy]
  * [warmup=3] [iterations=5]"}.
  */
 public final class ConvertEncodeBench {
@@ -59,8 +60,8 @@ public final class ConvertEncodeBench {
                 WriterSettings.DEFAULT_COMPRESSION));
         List<String> lines = new ArrayList<>();
         for (Map<String, String> run : parsed.runs(keys)) {
-            double[] rates = measure(records, run.get("value"), run.get("mode").equals("encode"), run.get("compression"),
-                    warmup, iterations);
+            double[] rates = measure(records, run.get("value"), run.get("mode"), run.get("compression"), warmup,
+                    iterations);
             double[] sorted = rates.clone();
             Arrays.sort(sorted);
             lines.add(String.format(Locale.ROOT, "%-7s %-8s %-8s %,12.0f %,12.0f %,12.0f", run.get("value"),
@@ -75,8 +76,11 @@ public final class ConvertEncodeBench {
         lines.forEach(System.out::println);
     }
 
-    private static double[] measure(int count, String value, boolean encode, String compression, int warmup,
+    private static double[] measure(int count, String value, String mode, String compression, int warmup,
                                     int iterations) throws Exception {
+        if (!List.of("encode", "convert", "write").contains(mode)) {
+            throw new IllegalArgumentException("mode=encode, convert or write, not " + mode);
+        }
         Path dir = Files.createTempDirectory("convert-encode-bench-");
         Map<String, String> props = new HashMap<>(Preset.sensorEventsLocal().config());
         props.put(DeltaSinkConfig.CONNECTOR_NAME, "bench");
@@ -85,18 +89,23 @@ public final class ConvertEncodeBench {
         DeltaSinkConfig config = new DeltaSinkConfig(props);
         RecordConverter converter = Converters.factory(config, Clock.systemUTC()).create(null);
         List<SinkRecord> records = records(count, value);
+        List<Object[]> rows = mode.equals("write") ? convertAll(converter, records) : List.of();
         StorageSettings storage = StorageSettings.from(config);
         double[] rates = new double[iterations];
         try {
             for (int i = 0; i < warmup + iterations; i++) {
                 long start = System.nanoTime();
-                long rows = encode ? convertAndWrite(config, storage, converter, records) : convert(converter, records);
+                long written = switch (mode) {
+                    case "convert" -> convert(converter, records);
+                    case "write" -> write(config, storage, converter, rows);
+                    default -> convertAndWrite(config, storage, converter, records);
+                };
                 double seconds = (System.nanoTime() - start) / 1e9;
-                if (rows != count) {
-                    throw new IllegalStateException(rows + " rows of " + count + " records");
+                if (written != count) {
+                    throw new IllegalStateException(written + " rows of " + count + " records");
                 }
                 System.out.printf(Locale.ROOT, "%s %s/%s/%s iteration %d: %,.0f records/s%n",
-                        i < warmup ? "warm-up " : "measured", value, encode ? "encode" : "convert", compression, i + 1,
+                        i < warmup ? "warm-up " : "measured", value, mode, compression, i + 1,
                         count / seconds);
                 if (i >= warmup) {
                     rates[i - warmup] = count / seconds;
@@ -137,16 +146,43 @@ public final class ConvertEncodeBench {
         return rows;
     }
 
+    private static List<Object[]> convertAll(RecordConverter converter, List<SinkRecord> records) {
+        List<Object[]> rows = new ArrayList<>(records.size());
+        for (SinkRecord r : records) {
+            rows.add(converter.convert(r));
+        }
+        return rows;
+    }
+
     private static long convertAndWrite(DeltaSinkConfig config, StorageSettings storage, RecordConverter converter,
                                         List<SinkRecord> records) throws Exception {
-        WriterSettings settings = new WriterSettings(config.compression(), config.rowGroupBytes(), config.pageBytes(),
-                config.fileTargetBytes(), config.bufferMaxBytes(), config.statsColumns(), config.bufferMaxOpenFiles(),
-                storage.uploadBufferBytesPerFile());
-        PartitionedWriter writer = new PartitionedWriter(settings, converter.schema(), config.partitionColumns(),
-                storage.tablePath(), storage.hadoopConf(), Clock.systemUTC());
+        PartitionedWriter writer = writer(config, storage, converter);
         for (SinkRecord r : records) {
             writer.write(converter.convert(r));
         }
+        return finish(writer);
+    }
+
+    /** Writes rows converted before the timing: the cost of Parquet writing alone. */
+    private static long write(DeltaSinkConfig config, StorageSettings storage, RecordConverter converter,
+                              List<Object[]> rows) throws Exception {
+        PartitionedWriter writer = writer(config, storage, converter);
+        for (Object[] row : rows) {
+            writer.write(row);
+        }
+        return finish(writer);
+    }
+
+    private static PartitionedWriter writer(DeltaSinkConfig config, StorageSettings storage,
+                                            RecordConverter converter) throws Exception {
+        WriterSettings settings = new WriterSettings(config.compression(), config.rowGroupBytes(), config.pageBytes(),
+                config.fileTargetBytes(), config.bufferMaxBytes(), config.statsColumns(), config.bufferMaxOpenFiles(),
+                storage.uploadBufferBytesPerFile());
+        return new PartitionedWriter(settings, converter.schema(), config.partitionColumns(), storage.tablePath(),
+                storage.hadoopConf(), Clock.systemUTC());
+    }
+
+    private static long finish(PartitionedWriter writer) throws Exception {
         long rows = 0;
         for (DataFile f : writer.finish()) {
             rows += f.stats().numRecords();
