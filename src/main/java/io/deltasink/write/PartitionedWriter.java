@@ -53,7 +53,6 @@ public final class PartitionedWriter {
 
     private final WriterSettings settings;
     private final Path root;
-    private final Configuration conf;
     private final FileSystem fs;
     private final Clock clock;
     private final RowChecker checker;
@@ -62,6 +61,7 @@ public final class PartitionedWriter {
     private final List<Column> dataColumns;
     private final int[] dataIndexes;
     private final List<Column> statsColumns;
+    private final RowColumns rowColumns;
     private final SharedCompressor compressor;
     private final int directoryBytes;
     private final int fileNameBytes;
@@ -102,7 +102,7 @@ public final class PartitionedWriter {
         this.settings = Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(schema, "schema");
         this.root = Objects.requireNonNull(root, "root");
-        this.conf = Objects.requireNonNull(conf, "conf");
+        Objects.requireNonNull(conf, "conf");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.checker = new RowChecker(schema);
 
@@ -112,6 +112,7 @@ public final class PartitionedWriter {
         this.dataColumns = spec.dataColumns();
         this.dataIndexes = spec.dataIndexes();
         this.statsColumns = dataColumns.subList(0, Math.min(settings.statsColumns(), dataColumns.size()));
+        this.rowColumns = new RowColumns(dataColumns, dataIndexes);
         this.fs = root.getFileSystem(conf);
         // what the table's path below the bucket (and a '/') leaves of an object key for folders and a file name
         this.directoryBytes = PartitionFormat.MAX_PATH_BYTES - 1
@@ -342,8 +343,8 @@ public final class PartitionedWriter {
         }
         Path path = new Path(root, relative);
         created.add(path); // before creating, so abort() removes even a half-created file
-        return OpenFile.create(fs, path, relative, Collections.unmodifiableMap(partitionValues),
-                new RowWriteSupport(dataColumns, dataIndexes), settings, compressor, conf, plainColumns.getOrDefault(key, Set.of()));
+        return OpenFile.create(fs, path, relative, Collections.unmodifiableMap(partitionValues), rowColumns, settings,
+                compressor, plainColumns.getOrDefault(key, Set.of()));
     }
 
     private String fileName(int counter, UUID id) {
