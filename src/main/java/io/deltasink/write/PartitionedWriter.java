@@ -81,6 +81,9 @@ public final class PartitionedWriter {
             return size() > LEARNED_PARTITIONS;
         }
     };
+    /** The partition values of the last key made, and that key. */
+    private final Object[] lastPartitionValues;
+    private List<String> lastKey;
     private int openFiles;
     private long countedBytes;
     private long rowsBuffered;
@@ -111,6 +114,7 @@ public final class PartitionedWriter {
         this.partitionIndexes = spec.partitionIndexes();
         this.dataColumns = spec.dataColumns();
         this.dataIndexes = spec.dataIndexes();
+        this.lastPartitionValues = new Object[partitionIndexes.length];
         this.statsColumns = dataColumns.subList(0, Math.min(settings.statsColumns(), dataColumns.size()));
         this.rowColumns = new RowColumns(dataColumns, dataIndexes);
         this.fs = root.getFileSystem(conf);
@@ -248,6 +252,9 @@ public final class PartitionedWriter {
         if (partitionIndexes.length == 0) {
             return List.of();
         }
+        if (lastKey != null && samePartitionValues(row)) {
+            return lastKey; // rows of a batch mostly share their partition: no new key, no date formatted
+        }
         String[] values = new String[partitionIndexes.length];
         for (int i = 0; i < values.length; i++) {
             Column column = partitionColumns.get(i);
@@ -257,7 +264,25 @@ public final class PartitionedWriter {
                         + "value of a NOT NULL partition column: Delta stores an empty partition value as null");
             }
         }
-        return Collections.unmodifiableList(Arrays.asList(values));
+        List<String> key = Collections.unmodifiableList(Arrays.asList(values));
+        for (int i = 0; i < partitionIndexes.length; i++) {
+            lastPartitionValues[i] = row[partitionIndexes[i]];
+        }
+        lastKey = key;
+        return key;
+    }
+
+    /**
+     * Whether the row's partition values equal those of the last key made: equal values (strings,
+     * boxed numbers, decimals of the column's scale, which RowChecker ensures) serialize alike.
+     */
+    private boolean samePartitionValues(Object[] row) {
+        for (int i = 0; i < partitionIndexes.length; i++) {
+            if (!Objects.equals(row[partitionIndexes[i]], lastPartitionValues[i])) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Writes one row to the partition's open file, opening one if needed; closes it at the target size. */

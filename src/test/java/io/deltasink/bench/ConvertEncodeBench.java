@@ -31,7 +31,9 @@ import io.deltasink.write.WriterSettings;
  * (String values from StringConverter, or byte[] from ByteArrayConverter), through the connector's
  * converter of the seed preset's mapping and its Parquet writer ({@link PartitionedWriter}, the
  * preset's codec unless {@code compression=} says otherwise) into files in a temporary folder.
- * Each iteration converts and writes all records and closes the files; warm-up iterations first,
+ * Each iteration converts and writes all records and closes the files ({@code finish()}, as a commit
+ * does); one writer serves all iterations, as a task's serves its commits (columns that gave their
+ * dictionary up in a file are written without one in the next); warm-up iterations first,
  * then the median and range of the measured ones in records/s. {@code mode=convert} times the
  * conversion alone; {@code mode=write} converts the records once, before the timing, and times only
  * {@link PartitionedWriter#write} and {@code finish()}. Run from the project root:
@@ -92,13 +94,14 @@ public final class ConvertEncodeBench {
         List<Object[]> rows = mode.equals("write") ? convertAll(converter, records) : List.of();
         StorageSettings storage = StorageSettings.from(config);
         double[] rates = new double[iterations];
+        PartitionedWriter writer = mode.equals("convert") ? null : writer(config, storage, converter);
         try {
             for (int i = 0; i < warmup + iterations; i++) {
                 long start = System.nanoTime();
                 long written = switch (mode) {
                     case "convert" -> convert(converter, records);
-                    case "write" -> write(config, storage, converter, rows);
-                    default -> convertAndWrite(config, storage, converter, records);
+                    case "write" -> write(writer, rows);
+                    default -> convertAndWrite(writer, converter, records);
                 };
                 double seconds = (System.nanoTime() - start) / 1e9;
                 if (written != count) {
@@ -154,9 +157,8 @@ public final class ConvertEncodeBench {
         return rows;
     }
 
-    private static long convertAndWrite(DeltaSinkConfig config, StorageSettings storage, RecordConverter converter,
-                                        List<SinkRecord> records) throws Exception {
-        PartitionedWriter writer = writer(config, storage, converter);
+    private static long convertAndWrite(PartitionedWriter writer, RecordConverter converter, List<SinkRecord> records)
+            throws Exception {
         for (SinkRecord r : records) {
             writer.write(converter.convert(r));
         }
@@ -164,9 +166,7 @@ public final class ConvertEncodeBench {
     }
 
     /** Writes rows converted before the timing: the cost of Parquet writing alone. */
-    private static long write(DeltaSinkConfig config, StorageSettings storage, RecordConverter converter,
-                              List<Object[]> rows) throws Exception {
-        PartitionedWriter writer = writer(config, storage, converter);
+    private static long write(PartitionedWriter writer, List<Object[]> rows) throws Exception {
         for (Object[] row : rows) {
             writer.write(row);
         }
