@@ -29,6 +29,10 @@ import io.deltasink.model.DataFile;
  * writer cuts them ({@link #checkRowGroupSize()}), so the files are the same byte for byte.
  */
 final class OpenFile {
+    /** Rows between two measurements of the buffered size; a power of two. */
+    static final int MEASURE_EVERY_ROWS = 8;
+    /** Bytes of strings and binary values written that bring the next measurement forward. */
+    static final long MEASURE_AFTER_BYTES = 16 * 1024;
     private final String relativePath;
     private final Map<String, String> partitionValues;
     private final CountingOutputFile output;
@@ -48,6 +52,7 @@ final class OpenFile {
     /** Where the last finished row group ends in the file. */
     private long lastRowGroupEndPos;
     private long dataSize;
+    private long unmeasuredBytes;
     private long bufferedBytes;
     private long rows;
     private ParquetMetadata footer;
@@ -85,17 +90,30 @@ final class OpenFile {
                 compressor.getCompressor(settings.codec()), settings.rowGroupSizeBytes());
     }
 
-    /** Writes one checked row, then measures the file's size and its bytes still in memory. */
+    /**
+     * Writes one checked row. The file's size and its bytes still in memory are measured after the
+     * first row, every {@link #MEASURE_EVERY_ROWS} rows, after a row group was written, and
+     * once the rows since the last measurement hold {@link #MEASURE_AFTER_BYTES} of strings and
+     * binary values (Parquet's measurement walks every column writer, a tenth of a row's cost).
+     */
     void write(Object[] row) throws IOException {
-        columns.write(row, writers);
+        unmeasuredBytes += columns.write(row, writers);
         columnStore.endRecord();
         rows++;
         groupRows++;
+        boolean flushed = false;
         if (groupRows >= nextSizeCheck) {
-            checkRowGroupSize();
+            flushed = checkRowGroupSize();
         }
+        if (flushed || (rows & (MEASURE_EVERY_ROWS - 1)) == 1 || unmeasuredBytes >= MEASURE_AFTER_BYTES) {
+            measure();
+        }
+    }
+
+    private void measure() {
         dataSize = lastRowGroupEndPos + columnStore.getBufferedSize();
         bufferedBytes = Math.max(0, dataSize - output.bytesWritten());
+        unmeasuredBytes = 0;
     }
 
     /**
@@ -104,7 +122,7 @@ final class OpenFile {
      * the size is checked again halfway to the row count where it would be reached, at most
      * Parquet's maximum row count for a size check later.
      */
-    private void checkRowGroupSize() throws IOException {
+    private boolean checkRowGroupSize() throws IOException {
         int minCheck = props.getMinRowCountForPageSizeCheck();
         int maxCheck = props.getMaxRowCountForPageSizeCheck();
         long memSize = columnStore.getBufferedSize();
@@ -113,9 +131,11 @@ final class OpenFile {
             flushRowGroup();
             startRowGroup();
             nextSizeCheck = minCheck;
+            return true;
         } else {
             nextSizeCheck = Math.min(Math.max(minCheck, (groupRows + (long) (nextRowGroupSize / (float) recordSize)) / 2),
                     groupRows + maxCheck);
+            return false;
         }
     }
 

@@ -81,8 +81,13 @@ final class RowColumns {
         return writers;
     }
 
-    /** Writes one row's values to {@code writers}; the caller ends the record on their store. */
-    void write(Object[] row, ColumnWriter[] writers) {
+    /**
+     * Writes one row's values to {@code writers}; the caller ends the record on their store.
+     *
+     * @return the bytes of the row's strings and binary values
+     */
+    long write(Object[] row, ColumnWriter[] writers) {
+        long varBytes = 0;
         for (int i = 0; i < kinds.length; i++) {
             Object v = row[rowIndexes[i]];
             ColumnWriter w = writers[i];
@@ -93,7 +98,11 @@ final class RowColumns {
             int d = definitionLevels[i];
             switch (kinds[i]) {
                 // a fresh array nobody changes: Parquet may keep it without a copy (dictionary, statistics)
-                case STRING -> w.write(Binary.fromConstantByteArray(((String) v).getBytes(StandardCharsets.UTF_8)), 0, d);
+                case STRING -> {
+                    byte[] utf8 = ((String) v).getBytes(StandardCharsets.UTF_8);
+                    varBytes += utf8.length;
+                    w.write(Binary.fromConstantByteArray(utf8), 0, d);
+                }
                 case INT -> w.write((int) (Integer) v, 0, d);
                 case SHORT -> w.write((int) (Short) v, 0, d);
                 case BYTE -> w.write((int) (Byte) v, 0, d);
@@ -102,13 +111,17 @@ final class RowColumns {
                 case FLOAT -> w.write((float) (Float) v, 0, d);
                 case BOOLEAN -> w.write((boolean) (Boolean) v, 0, d);
                 // the caller owns the array: let Parquet copy what it keeps
-                case BINARY -> w.write(Binary.fromReusedByteArray((byte[]) v), 0, d);
+                case BINARY -> {
+                    varBytes += ((byte[]) v).length;
+                    w.write(Binary.fromReusedByteArray((byte[]) v), 0, d);
+                }
                 case DECIMAL_INT -> w.write(((BigDecimal) v).unscaledValue().intValueExact(), 0, d);
                 case DECIMAL_LONG -> w.write(((BigDecimal) v).unscaledValue().longValueExact(), 0, d);
                 default -> w.write(Binary.fromConstantByteArray(
                         fixedBytes(((BigDecimal) v).unscaledValue(), decimalBytes[i])), 0, d);
             }
         }
+        return varBytes;
     }
 
     private static int kind(Column c) {
