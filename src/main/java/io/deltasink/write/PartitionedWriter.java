@@ -84,6 +84,8 @@ public final class PartitionedWriter {
     /** The partition values of the last key made, and that key. */
     private final Object[] lastPartitionValues;
     private List<String> lastKey;
+    /** The partition a row was last buffered for, while it is in {@link #partitions}. */
+    private Partition lastPartition;
     private int openFiles;
     private long countedBytes;
     private long rowsBuffered;
@@ -147,13 +149,15 @@ public final class PartitionedWriter {
     }
 
     private void buffer(List<String> key, Object[] row) throws IOException {
-        Partition partition = partitions.get(key);
+        // the last key made comes back while the partition values repeat: no hash look-up then
+        Partition partition = lastPartition != null && lastPartition.key == key ? lastPartition : partitions.get(key);
         if (partition == null) {
             // the folders are named now, so a row they cannot be named for is rejected before anything is kept
             String directory = PartitionFormat.directory(partitionColumns, key, directoryBytes - fileNameBytes);
             partition = new Partition(key, directory);
             partitions.put(key, partition);
         }
+        lastPartition = partition;
         partition.lastWrite = ++writes;
         rowsBuffered++;
         if (partition.file != null) {
@@ -206,6 +210,7 @@ public final class PartitionedWriter {
             }
         }
         partitions.clear();
+        lastPartition = null;
         openFiles = 0;
         for (Path path : created) {
             try {
@@ -356,6 +361,9 @@ public final class PartitionedWriter {
     private void forgetIfEmpty(Partition partition) {
         if (partition.file == null && partition.pending.isEmpty()) {
             partitions.remove(partition.key);
+            if (partition == lastPartition) {
+                lastPartition = null;
+            }
         }
     }
 
