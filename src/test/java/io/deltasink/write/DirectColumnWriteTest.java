@@ -121,6 +121,25 @@ class DirectColumnWriteTest {
         }
     }
 
+    @Test
+    void aLargeValueCountsAgainstTheBoundAtOnceBetweenMeasurements() throws Exception {
+        Configuration conf = new Configuration();
+        WriterSettings settings = WriterSettings.defaults();
+        PartitionSpecColumns spec = PartitionSpecColumns.of(SCHEMA);
+        OpenFile file = OpenFile.create(FileSystem.getLocal(conf), ParquetTestFiles.hadoopPath(dir.resolve("f.parquet")),
+                "f.parquet", Map.of(), new RowColumns(spec.columns, spec.indexes), settings,
+                new SharedCompressor(conf, settings.codec()), Set.of());
+        List<Object[]> rows = rows(4, 4);
+        file.write(rows.get(0)); // the first row is measured
+        file.write(rows.get(1)); // the second is not
+        long before = file.bufferedBytes();
+        Object[] large = rows.get(2).clone();
+        large[1] = "y".repeat(100_000);
+        file.write(large);
+        assertTrue(file.bufferedBytes() >= before + 100_000, before + " -> " + file.bufferedBytes());
+        file.closeForAbort();
+    }
+
     /**
      * Writes the rows with the direct path (an {@link OpenFile}) and with Parquet's record API under
      * the same settings, asserts the files are equal, the rows read back, and the statistics the
