@@ -5,9 +5,14 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.parquet.column.ColumnWriteStore;
+import org.apache.parquet.column.ColumnWriter;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
+import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
+import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -17,47 +22,153 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import io.deltasink.model.Column;
 import io.deltasink.model.DataFile;
 
-/** One Parquet file being written for one table partition. */
+/**
+ * One Parquet file being written for one table partition. Values go straight to Parquet's column
+ * writers ({@link RowColumns}), as Parquet's own record writer would hand them on, without its record
+ * API (a record consumer tracking fields and levels per value); row groups are cut the way Parquet's
+ * writer cuts them ({@link #checkRowGroupSize()}), so the files are the same byte for byte.
+ */
 final class OpenFile {
+    /** Rows between two measurements of the buffered size; a power of two. */
+    static final int MEASURE_EVERY_ROWS = 8;
+    /** Bytes of strings and binary values written that bring the next measurement forward. */
+    static final long MEASURE_AFTER_BYTES = 16 * 1024;
     private final String relativePath;
     private final Map<String, String> partitionValues;
     private final CountingOutputFile output;
-    private final ParquetWriter<Object[]> writer;
+    private final ParquetFileWriter fileWriter;
+    private final ParquetProperties props;
+    private final RowColumns columns;
+    private final BytesInputCompressor compressor;
+    private final long rowGroupSizeBytes;
+    private ColumnChunkPageWriteStore pageStore;
+    private ColumnWriteStore columnStore;
+    private ColumnWriter[] writers;
+    private int rowGroupOrdinal;
+    private long nextRowGroupSize;
+    /** Rows in the open row group, and the count at which its size is checked next. */
+    private long groupRows;
+    private long nextSizeCheck;
+    /** Where the last finished row group ends in the file. */
+    private long lastRowGroupEndPos;
     private long dataSize;
+    private long unmeasuredBytes;
     private long bufferedBytes;
     private long rows;
+    private ParquetMetadata footer;
+    private boolean closed;
 
     private OpenFile(String relativePath, Map<String, String> partitionValues, CountingOutputFile output,
-                     ParquetWriter<Object[]> writer) {
+                     ParquetFileWriter fileWriter, ParquetProperties props, RowColumns columns,
+                     BytesInputCompressor compressor, long rowGroupSizeBytes) {
         this.relativePath = relativePath;
         this.partitionValues = partitionValues;
         this.output = output;
-        this.writer = writer;
+        this.fileWriter = fileWriter;
+        this.props = props;
+        this.columns = columns;
+        this.compressor = compressor;
+        this.rowGroupSizeBytes = rowGroupSizeBytes;
+        this.nextRowGroupSize = rowGroupSizeBytes;
+        this.nextSizeCheck = props.getMinRowCountForPageSizeCheck();
+        startRowGroup();
     }
 
     /**
-     * Creates the file at {@code path} (it must not exist) and opens a Parquet writer on it, with
-     * dictionary encoding for every column but {@code plainColumns} (Parquet column names).
+     * Creates the file at {@code path} (it must not exist) and starts writing it, with dictionary
+     * encoding for every column but {@code plainColumns} (Parquet column names).
      */
     static OpenFile create(FileSystem fs, Path path, String relativePath, Map<String, String> partitionValues,
-                           RowWriteSupport writeSupport, WriterSettings settings, SharedCompressor compressor,
-                           Configuration conf, Set<String> plainColumns) throws IOException {
+                           RowColumns columns, WriterSettings settings, SharedCompressor compressor,
+                           Set<String> plainColumns) throws IOException {
         CountingOutputFile output = new CountingOutputFile(fs, path);
-        RowParquetWriterBuilder builder = new RowParquetWriterBuilder(output, writeSupport);
-        for (String column : plainColumns) {
-            builder.withDictionaryEncoding(column, false);
-        }
-        ParquetWriter<Object[]> writer = settings.configure(builder, compressor, conf).build();
-        return new OpenFile(relativePath, partitionValues, output, writer);
+        ParquetProperties props = settings.properties(plainColumns);
+        ParquetFileWriter fileWriter = new ParquetFileWriter(output, columns.schema(), ParquetFileWriter.Mode.CREATE,
+                settings.rowGroupSizeBytes(), ParquetWriter.MAX_PADDING_SIZE_DEFAULT, null, props);
+        fileWriter.start();
+        return new OpenFile(relativePath, partitionValues, output, fileWriter, props, columns,
+                compressor.getCompressor(settings.codec()), settings.rowGroupSizeBytes());
     }
 
-    /** Writes one checked row, then measures the file's size and its bytes still in memory. */
+    /**
+     * Writes one checked row. The file's size and its bytes still in memory are measured after the
+     * first row, every {@link #MEASURE_EVERY_ROWS} rows, after a row group was written, and
+     * once the rows since the last measurement hold {@link #MEASURE_AFTER_BYTES} of strings and
+     * binary values (Parquet's measurement walks every column writer, a tenth of a row's cost).
+     */
     void write(Object[] row) throws IOException {
-        writer.write(row);
+        unmeasuredBytes += columns.write(row, writers);
+        columnStore.endRecord();
         rows++;
-        dataSize = writer.getDataSize();
-        // getDataSize() = bytes of finished row groups + the open row group buffered in memory
+        groupRows++;
+        boolean flushed = false;
+        if (groupRows >= nextSizeCheck) {
+            flushed = checkRowGroupSize();
+        }
+        if (flushed || (rows & (MEASURE_EVERY_ROWS - 1)) == 1 || unmeasuredBytes >= MEASURE_AFTER_BYTES) {
+            measure();
+        }
+    }
+
+    private void measure() {
+        dataSize = lastRowGroupEndPos + columnStore.getBufferedSize();
         bufferedBytes = Math.max(0, dataSize - output.bytesWritten());
+        unmeasuredBytes = 0;
+    }
+
+    /**
+     * Parquet's own rule ({@code InternalParquetRecordWriter}): the row group is written once its
+     * buffered size comes within two rows of the row group size or it holds the row count limit;
+     * the size is checked again halfway to the row count where it would be reached, at most
+     * Parquet's maximum row count for a size check later.
+     */
+    private boolean checkRowGroupSize() throws IOException {
+        int minCheck = props.getMinRowCountForPageSizeCheck();
+        int maxCheck = props.getMaxRowCountForPageSizeCheck();
+        long memSize = columnStore.getBufferedSize();
+        long recordSize = memSize / groupRows;
+        if (groupRows >= props.getRowGroupRowCountLimit() || memSize > nextRowGroupSize - 2 * recordSize) {
+            flushRowGroup();
+            startRowGroup();
+            nextSizeCheck = minCheck;
+            return true;
+        } else {
+            nextSizeCheck = Math.min(Math.max(minCheck, (groupRows + (long) (nextRowGroupSize / (float) recordSize)) / 2),
+                    groupRows + maxCheck);
+            return false;
+        }
+    }
+
+    private void startRowGroup() {
+        pageStore = new ColumnChunkPageWriteStore(compressor, columns.schema(), props.getAllocator(),
+                props.getColumnIndexTruncateLength(), props.getPageWriteChecksumEnabled(), null, rowGroupOrdinal);
+        columnStore = props.newColumnWriteStore(columns.schema(), pageStore, pageStore);
+        writers = columns.writers(columnStore);
+    }
+
+    /** Writes the open row group to the file (nothing when it is empty) and closes its stores. */
+    private void flushRowGroup() throws IOException {
+        if (groupRows > 0) {
+            rowGroupOrdinal++;
+            fileWriter.startBlock(groupRows);
+            columnStore.flush();
+            pageStore.flushToFileWriter(fileWriter);
+            groupRows = 0;
+            fileWriter.endBlock();
+            nextRowGroupSize = Math.min(fileWriter.getNextRowGroupSize(), rowGroupSizeBytes);
+            lastRowGroupEndPos = fileWriter.getPos();
+        }
+        closeStores();
+    }
+
+    private void closeStores() {
+        if (columnStore != null) {
+            columnStore.close();
+            pageStore.close();
+            columnStore = null;
+            pageStore = null;
+            writers = null;
+        }
     }
 
     String relativePath() {
@@ -80,9 +191,20 @@ final class OpenFile {
 
     /** Closes the file (writing the footer) and describes it for the {@code add} action. */
     DataFile close(List<Column> statsColumns, long modificationTime) throws IOException {
-        writer.close();
+        if (closed) {
+            throw new IOException(relativePath + " is closed");
+        }
+        closed = true;
         bufferedBytes = 0;
-        DataFile.FileStats stats = FooterStats.of(writer.getFooter(), statsColumns);
+        try {
+            flushRowGroup();
+            fileWriter.end(Map.of(ParquetWriter.OBJECT_MODEL_NAME_PROP, RowColumns.WRITER_NAME));
+        } finally {
+            closeStores();
+            fileWriter.close();
+        }
+        footer = fileWriter.getFooter();
+        DataFile.FileStats stats = FooterStats.of(footer, statsColumns);
         return new DataFile(relativePath, partitionValues, output.bytesWritten(), modificationTime, stats);
     }
 
@@ -93,7 +215,7 @@ final class OpenFile {
      * dictionary-encoded) and chunks holding only nulls do not count.
      */
     Set<String> dictionaryFallbacks() {
-        return dictionaryFallbacks(writer.getFooter());
+        return dictionaryFallbacks(footer);
     }
 
     static Set<String> dictionaryFallbacks(ParquetMetadata footer) {
@@ -115,6 +237,13 @@ final class OpenFile {
     /** Closes without describing the file; used before deleting it. */
     void closeForAbort() throws IOException {
         bufferedBytes = 0;
-        writer.close();
+        if (!closed) {
+            closed = true;
+            try {
+                closeStores();
+            } finally {
+                fileWriter.close();
+            }
+        }
     }
 }

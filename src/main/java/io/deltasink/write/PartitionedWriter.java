@@ -53,7 +53,6 @@ public final class PartitionedWriter {
 
     private final WriterSettings settings;
     private final Path root;
-    private final Configuration conf;
     private final FileSystem fs;
     private final Clock clock;
     private final RowChecker checker;
@@ -62,6 +61,7 @@ public final class PartitionedWriter {
     private final List<Column> dataColumns;
     private final int[] dataIndexes;
     private final List<Column> statsColumns;
+    private final RowColumns rowColumns;
     private final SharedCompressor compressor;
     private final int directoryBytes;
     private final int fileNameBytes;
@@ -81,6 +81,11 @@ public final class PartitionedWriter {
             return size() > LEARNED_PARTITIONS;
         }
     };
+    /** The partition values of the last key made, and that key. */
+    private final Object[] lastPartitionValues;
+    private List<String> lastKey;
+    /** The partition a row was last buffered for, while it is in {@link #partitions}. */
+    private Partition lastPartition;
     private int openFiles;
     private long countedBytes;
     private long rowsBuffered;
@@ -102,7 +107,7 @@ public final class PartitionedWriter {
         this.settings = Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(schema, "schema");
         this.root = Objects.requireNonNull(root, "root");
-        this.conf = Objects.requireNonNull(conf, "conf");
+        Objects.requireNonNull(conf, "conf");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.checker = new RowChecker(schema);
 
@@ -111,7 +116,9 @@ public final class PartitionedWriter {
         this.partitionIndexes = spec.partitionIndexes();
         this.dataColumns = spec.dataColumns();
         this.dataIndexes = spec.dataIndexes();
+        this.lastPartitionValues = new Object[partitionIndexes.length];
         this.statsColumns = dataColumns.subList(0, Math.min(settings.statsColumns(), dataColumns.size()));
+        this.rowColumns = new RowColumns(dataColumns, dataIndexes);
         this.fs = root.getFileSystem(conf);
         // what the table's path below the bucket (and a '/') leaves of an object key for folders and a file name
         this.directoryBytes = PartitionFormat.MAX_PATH_BYTES - 1
@@ -142,13 +149,15 @@ public final class PartitionedWriter {
     }
 
     private void buffer(List<String> key, Object[] row) throws IOException {
-        Partition partition = partitions.get(key);
+        // the last key made comes back while the partition values repeat: no hash look-up then
+        Partition partition = lastPartition != null && lastPartition.key == key ? lastPartition : partitions.get(key);
         if (partition == null) {
             // the folders are named now, so a row they cannot be named for is rejected before anything is kept
             String directory = PartitionFormat.directory(partitionColumns, key, directoryBytes - fileNameBytes);
             partition = new Partition(key, directory);
             partitions.put(key, partition);
         }
+        lastPartition = partition;
         partition.lastWrite = ++writes;
         rowsBuffered++;
         if (partition.file != null) {
@@ -201,6 +210,7 @@ public final class PartitionedWriter {
             }
         }
         partitions.clear();
+        lastPartition = null;
         openFiles = 0;
         for (Path path : created) {
             try {
@@ -247,6 +257,9 @@ public final class PartitionedWriter {
         if (partitionIndexes.length == 0) {
             return List.of();
         }
+        if (lastKey != null && samePartitionValues(row)) {
+            return lastKey; // rows of a batch mostly share their partition: no new key, no date formatted
+        }
         String[] values = new String[partitionIndexes.length];
         for (int i = 0; i < values.length; i++) {
             Column column = partitionColumns.get(i);
@@ -256,7 +269,25 @@ public final class PartitionedWriter {
                         + "value of a NOT NULL partition column: Delta stores an empty partition value as null");
             }
         }
-        return Collections.unmodifiableList(Arrays.asList(values));
+        List<String> key = Collections.unmodifiableList(Arrays.asList(values));
+        for (int i = 0; i < partitionIndexes.length; i++) {
+            lastPartitionValues[i] = row[partitionIndexes[i]];
+        }
+        lastKey = key;
+        return key;
+    }
+
+    /**
+     * Whether the row's partition values equal those of the last key made: equal values (strings,
+     * boxed numbers, decimals of the column's scale, which RowChecker ensures) serialize alike.
+     */
+    private boolean samePartitionValues(Object[] row) {
+        for (int i = 0; i < partitionIndexes.length; i++) {
+            if (!Objects.equals(row[partitionIndexes[i]], lastPartitionValues[i])) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Writes one row to the partition's open file, opening one if needed; closes it at the target size. */
@@ -330,6 +361,9 @@ public final class PartitionedWriter {
     private void forgetIfEmpty(Partition partition) {
         if (partition.file == null && partition.pending.isEmpty()) {
             partitions.remove(partition.key);
+            if (partition == lastPartition) {
+                lastPartition = null;
+            }
         }
     }
 
@@ -342,8 +376,8 @@ public final class PartitionedWriter {
         }
         Path path = new Path(root, relative);
         created.add(path); // before creating, so abort() removes even a half-created file
-        return OpenFile.create(fs, path, relative, Collections.unmodifiableMap(partitionValues),
-                new RowWriteSupport(dataColumns, dataIndexes), settings, compressor, conf, plainColumns.getOrDefault(key, Set.of()));
+        return OpenFile.create(fs, path, relative, Collections.unmodifiableMap(partitionValues), rowColumns, settings,
+                compressor, plainColumns.getOrDefault(key, Set.of()));
     }
 
     private String fileName(int counter, UUID id) {

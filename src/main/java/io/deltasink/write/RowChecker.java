@@ -11,9 +11,15 @@ import io.deltasink.model.RowSchema;
  */
 final class RowChecker {
     private final RowSchema schema;
+    /** Per column, the class its values must have (looked up once, not per value). */
+    private final Class<?>[] expected;
 
     RowChecker(RowSchema schema) {
         this.schema = schema;
+        this.expected = new Class<?>[schema.size()];
+        for (int i = 0; i < expected.length; i++) {
+            expected[i] = expectedClass(schema.column(i));
+        }
     }
 
     /**
@@ -29,20 +35,22 @@ final class RowChecker {
                     + schema.size() + " columns");
         }
         for (int i = 0; i < row.length; i++) {
-            Column c = schema.column(i);
             Object v = row[i];
             if (v == null) {
+                Column c = schema.column(i);
                 if (!c.nullable()) {
                     throw new RowRejectedException(c.name(), null, "null in a column that is not nullable");
                 }
                 continue;
             }
-            if (!expectedClass(c).isInstance(v)) {
+            // the exact class first (the usual case, cheap), isInstance for a subclass (of BigDecimal)
+            if (v.getClass() != expected[i] && !expected[i].isInstance(v)) {
+                Column c = schema.column(i);
                 throw new RowRejectedException(c.name(), v, "type " + c.deltaTypeName() + " expects "
-                        + expectedClass(c).getSimpleName() + ", got " + v.getClass().getName());
+                        + expected[i].getSimpleName() + ", got " + v.getClass().getName());
             }
             if (v instanceof BigDecimal d) {
-                checkDecimal(c, d);
+                checkDecimal(schema.column(i), d);
             }
         }
     }

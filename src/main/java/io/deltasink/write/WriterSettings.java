@@ -3,8 +3,10 @@ package io.deltasink.write;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -109,6 +111,23 @@ public record WriterSettings(String compression, long rowGroupSizeBytes, int pag
                 .withDictionaryEncoding(true)
                 .withPageWriteChecksumEnabled(false)
                 .withValidation(false);
+    }
+
+    /**
+     * Parquet's column settings for the connector's files, the same {@link #configure} gives a
+     * writer builder: page and dictionary page sizes, dictionaries on but for {@code plainColumns}
+     * (Parquet column names), no page checksums; Parquet's defaults for the rest.
+     */
+    ParquetProperties properties(Set<String> plainColumns) {
+        ParquetProperties.Builder builder = ParquetProperties.builder()
+                .withPageSize(pageSizeBytes)
+                .withDictionaryPageSize(dictionaryPageSizeBytes())
+                .withDictionaryEncoding(true)
+                .withPageWriteChecksumEnabled(false);
+        for (String column : plainColumns) {
+            builder.withDictionaryEncoding(column, false);
+        }
+        return builder.build();
     }
 
     public WriterSettings withCompression(String value) {

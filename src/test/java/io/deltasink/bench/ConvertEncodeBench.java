@@ -31,14 +31,19 @@ import io.deltasink.write.WriterSettings;
  * (String values from StringConverter, or byte[] from ByteArrayConverter), through the connector's
  * converter of the seed preset's mapping and its Parquet writer ({@link PartitionedWriter}, the
  * preset's codec unless {@code compression=} says otherwise) into files in a temporary folder.
- * Each iteration converts and writes all records and closes the files; warm-up iterations first,
+ * Each iteration converts and writes all records and closes the files ({@code finish()}, as a commit
+ * does); one writer serves all iterations, as a task's serves its commits (columns that gave their
+ * dictionary up in a file are written without one in the next); warm-up iterations first,
  * then the median and range of the measured ones in records/s. {@code mode=convert} times the
- * conversion alone. Run from the project root:
+ * conversion alone; {@code mode=write} converts 1,000 records at a time outside the timing and times
+ * only {@link PartitionedWriter#write} and {@code finish()}. Run from the project root:
  * {@code mvn -q -B -Pbench test-compile exec:java -Dbench.main=io.deltasink.bench.ConvertEncodeBench
- * -Dexec.args="[records, default 200000] [value=string,bytes] [mode=encode,convert] [compression=snappy]
+ * -Dexec.args="[records, default 200000] [value=string,bytes] [mode=encode,convert,write] [compression=snappy]
  * [warmup=3] [iterations=5]"}.
  */
 public final class ConvertEncodeBench {
+    /** Records converted, then written, at a time in {@code mode=write}. */
+    private static final int WRITE_CHUNK = 1_000;
     private static final List<String> OPTIONS = List.of("value", "mode", "compression", "warmup", "iterations");
 
     private ConvertEncodeBench() {
@@ -59,8 +64,8 @@ public final class ConvertEncodeBench {
                 WriterSettings.DEFAULT_COMPRESSION));
         List<String> lines = new ArrayList<>();
         for (Map<String, String> run : parsed.runs(keys)) {
-            double[] rates = measure(records, run.get("value"), run.get("mode").equals("encode"), run.get("compression"),
-                    warmup, iterations);
+            double[] rates = measure(records, run.get("value"), run.get("mode"), run.get("compression"), warmup,
+                    iterations);
             double[] sorted = rates.clone();
             Arrays.sort(sorted);
             lines.add(String.format(Locale.ROOT, "%-7s %-8s %-8s %,12.0f %,12.0f %,12.0f", run.get("value"),
@@ -75,8 +80,11 @@ public final class ConvertEncodeBench {
         lines.forEach(System.out::println);
     }
 
-    private static double[] measure(int count, String value, boolean encode, String compression, int warmup,
+    private static double[] measure(int count, String value, String mode, String compression, int warmup,
                                     int iterations) throws Exception {
+        if (!List.of("encode", "convert", "write").contains(mode)) {
+            throw new IllegalArgumentException("mode=encode, convert or write, not " + mode);
+        }
         Path dir = Files.createTempDirectory("convert-encode-bench-");
         Map<String, String> props = new HashMap<>(Preset.sensorEventsLocal().config());
         props.put(DeltaSinkConfig.CONNECTOR_NAME, "bench");
@@ -87,16 +95,22 @@ public final class ConvertEncodeBench {
         List<SinkRecord> records = records(count, value);
         StorageSettings storage = StorageSettings.from(config);
         double[] rates = new double[iterations];
+        PartitionedWriter writer = mode.equals("convert") ? null : writer(config, storage, converter);
         try {
             for (int i = 0; i < warmup + iterations; i++) {
                 long start = System.nanoTime();
-                long rows = encode ? convertAndWrite(config, storage, converter, records) : convert(converter, records);
-                double seconds = (System.nanoTime() - start) / 1e9;
-                if (rows != count) {
-                    throw new IllegalStateException(rows + " rows of " + count + " records");
+                long[] timedNanos = {-1};
+                long written = switch (mode) {
+                    case "convert" -> convert(converter, records);
+                    case "write" -> write(writer, converter, records, timedNanos);
+                    default -> convertAndWrite(writer, converter, records);
+                };
+                double seconds = (timedNanos[0] >= 0 ? timedNanos[0] : System.nanoTime() - start) / 1e9;
+                if (written != count) {
+                    throw new IllegalStateException(written + " rows of " + count + " records");
                 }
                 System.out.printf(Locale.ROOT, "%s %s/%s/%s iteration %d: %,.0f records/s%n",
-                        i < warmup ? "warm-up " : "measured", value, encode ? "encode" : "convert", compression, i + 1,
+                        i < warmup ? "warm-up " : "measured", value, mode, compression, i + 1,
                         count / seconds);
                 if (i >= warmup) {
                     rates[i - warmup] = count / seconds;
@@ -137,16 +151,50 @@ public final class ConvertEncodeBench {
         return rows;
     }
 
-    private static long convertAndWrite(DeltaSinkConfig config, StorageSettings storage, RecordConverter converter,
-                                        List<SinkRecord> records) throws Exception {
-        WriterSettings settings = new WriterSettings(config.compression(), config.rowGroupBytes(), config.pageBytes(),
-                config.fileTargetBytes(), config.bufferMaxBytes(), config.statsColumns(), config.bufferMaxOpenFiles(),
-                storage.uploadBufferBytesPerFile());
-        PartitionedWriter writer = new PartitionedWriter(settings, converter.schema(), config.partitionColumns(),
-                storage.tablePath(), storage.hadoopConf(), Clock.systemUTC());
+    private static long convertAndWrite(PartitionedWriter writer, RecordConverter converter, List<SinkRecord> records)
+            throws Exception {
         for (SinkRecord r : records) {
             writer.write(converter.convert(r));
         }
+        return finish(writer);
+    }
+
+    /**
+     * Converts {@link #WRITE_CHUNK} records at a time outside the timing, then writes them timed, so
+     * the rows are as fresh in the caches as a task's are when it writes what it just converted;
+     * {@code finish()} is timed too. The timed nanoseconds go to {@code timedNanos[0]}.
+     */
+    private static long write(PartitionedWriter writer, RecordConverter converter, List<SinkRecord> records,
+                              long[] timedNanos) throws Exception {
+        Object[][] chunk = new Object[WRITE_CHUNK][];
+        long nanos = 0;
+        for (int from = 0; from < records.size(); from += WRITE_CHUNK) {
+            int n = Math.min(WRITE_CHUNK, records.size() - from);
+            for (int i = 0; i < n; i++) {
+                chunk[i] = converter.convert(records.get(from + i));
+            }
+            long start = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                writer.write(chunk[i]);
+            }
+            nanos += System.nanoTime() - start;
+        }
+        long start = System.nanoTime();
+        long rows = finish(writer);
+        timedNanos[0] = nanos + System.nanoTime() - start;
+        return rows;
+    }
+
+    private static PartitionedWriter writer(DeltaSinkConfig config, StorageSettings storage,
+                                            RecordConverter converter) throws Exception {
+        WriterSettings settings = new WriterSettings(config.compression(), config.rowGroupBytes(), config.pageBytes(),
+                config.fileTargetBytes(), config.bufferMaxBytes(), config.statsColumns(), config.bufferMaxOpenFiles(),
+                storage.uploadBufferBytesPerFile());
+        return new PartitionedWriter(settings, converter.schema(), config.partitionColumns(), storage.tablePath(),
+                storage.hadoopConf(), Clock.systemUTC());
+    }
+
+    private static long finish(PartitionedWriter writer) throws Exception {
         long rows = 0;
         for (DataFile f : writer.finish()) {
             rows += f.stats().numRecords();

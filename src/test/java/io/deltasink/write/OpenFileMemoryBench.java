@@ -118,12 +118,12 @@ public final class OpenFileMemoryBench {
         Configuration conf = new Configuration();
         FileSystem fs = FileSystem.getLocal(conf);
         SharedCompressor shared = new SharedCompressor(conf, settings.codec());
+        int[] indexes = dataIndexes.stream().mapToInt(Integer::intValue).toArray();
         Opener opener = (name, support) -> mode.equals("shared")
                 ? new ParquetFile(OpenFile.create(fs, new org.apache.hadoop.fs.Path(dir.toUri().toString(), name),
-                        name, java.util.Map.of(), support, settings, shared, conf, java.util.Set.of()))
+                        name, java.util.Map.of(), new RowColumns(dataColumns, indexes), settings, shared, java.util.Set.of()))
                 : ParquetFile.ownCompressor(new CountingOutputFile(fs,
                         new org.apache.hadoop.fs.Path(dir.toUri().toString(), name)), support, settings, conf);
-        int[] indexes = dataIndexes.stream().mapToInt(Integer::intValue).toArray();
 
         // warm-up: classes, codec instances, static caches
         ParquetFile warm = opener.open("warm.parquet", new RowWriteSupport(dataColumns, indexes));

@@ -93,7 +93,7 @@ class ParquetRoundTripTest {
         }
     }
 
-    private static void assertRow(Object[] expected, Group g) {
+    static void assertRow(Object[] expected, Group g) {
         for (int c = 0; c < ALL_TYPES.size(); c++) {
             Column col = ALL_TYPES.column(c);
             String name = col.name();

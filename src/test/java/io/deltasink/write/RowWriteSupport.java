@@ -16,12 +16,13 @@ import io.deltasink.model.Column;
 import io.deltasink.model.ColumnType;
 
 /**
- * Writes our {@code Object[]} rows (values in the forms listed on
- * {@link io.deltasink.model.ColumnType}) to Parquet. Only the data columns are written; the
- * partition columns live in the folder names. Rows must have passed {@link RowChecker} first.
+ * Writes our {@code Object[]} rows through Parquet's record API (a {@link RecordConsumer}), as the
+ * connector did before it wrote to the column writers directly ({@link RowColumns}): the reference
+ * the direct path's files are compared with, and the writer of {@code OpenFileMemoryBench}'s
+ * Parquet-default files. Rows must have passed {@link RowChecker} first.
  */
 final class RowWriteSupport extends WriteSupport<Object[]> {
-    static final String WRITER_NAME = "delta-sink";
+    static final String WRITER_NAME = RowColumns.WRITER_NAME;
 
     private final MessageType schema;
     private final Column[] columns;
@@ -118,19 +119,7 @@ final class RowWriteSupport extends WriteSupport<Object[]> {
         }
     }
 
-    /** Big-endian two's complement of {@code unscaled}, sign-extended to exactly {@code length} bytes. */
-    static byte[] fixedBytes(BigInteger unscaled, int length) {
-        byte[] minimal = unscaled.toByteArray();
-        if (minimal.length > length) {
-            throw new IllegalArgumentException("unscaled decimal " + unscaled + " needs more than " + length + " bytes");
-        }
-        byte[] out = new byte[length];
-        byte pad = (byte) (unscaled.signum() < 0 ? 0xFF : 0x00);
-        int offset = length - minimal.length;
-        for (int k = 0; k < offset; k++) {
-            out[k] = pad;
-        }
-        System.arraycopy(minimal, 0, out, offset, minimal.length);
-        return out;
+    private static byte[] fixedBytes(BigInteger unscaled, int length) {
+        return RowColumns.fixedBytes(unscaled, length);
     }
 }

@@ -1,0 +1,161 @@
+package io.deltasink.write;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.ColumnWriteStore;
+import org.apache.parquet.column.ColumnWriter;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.MessageType;
+
+import io.deltasink.model.Column;
+import io.deltasink.model.ColumnType;
+
+/**
+ * Writes our {@code Object[]} rows (values in the forms listed on {@link ColumnType}) straight to
+ * Parquet's column writers, one value per column and row: the schema is flat, so every value has
+ * repetition level 0 and definition level 1 (0 for a null, which only an optional column takes).
+ * Only the data columns are written; the partition columns live in the folder names. Rows must have
+ * passed {@link RowChecker} first.
+ */
+final class RowColumns {
+    /** The writer's name in the file's key-value metadata ({@code writer.model.name}). */
+    static final String WRITER_NAME = "delta-sink";
+
+    private static final int STRING = 0;
+    private static final int INT = 1;
+    private static final int SHORT = 2;
+    private static final int BYTE = 3;
+    private static final int LONG = 4;
+    private static final int DOUBLE = 5;
+    private static final int FLOAT = 6;
+    private static final int BOOLEAN = 7;
+    private static final int BINARY = 8;
+    private static final int DECIMAL_INT = 9;
+    private static final int DECIMAL_LONG = 10;
+    private static final int DECIMAL_FIXED = 11;
+
+    private final MessageType schema;
+    private final int[] rowIndexes;
+    private final int[] kinds;
+    private final int[] decimalBytes;
+    /** Per column, the definition level of a value: 1 in an optional column, 0 in a required one. */
+    private final int[] definitionLevels;
+
+    /**
+     * @param dataColumns the columns stored in the file, in file order
+     * @param rowIndexes  for each data column, its index in the row array
+     */
+    RowColumns(List<Column> dataColumns, int[] rowIndexes) {
+        if (dataColumns.size() != rowIndexes.length) {
+            throw new IllegalArgumentException("one row index per data column needed");
+        }
+        this.schema = ParquetSchemas.messageType(dataColumns);
+        this.rowIndexes = rowIndexes.clone();
+        this.kinds = new int[rowIndexes.length];
+        this.decimalBytes = new int[rowIndexes.length];
+        this.definitionLevels = new int[rowIndexes.length];
+        for (int i = 0; i < kinds.length; i++) {
+            Column c = dataColumns.get(i);
+            kinds[i] = kind(c);
+            if (kinds[i] == DECIMAL_FIXED) {
+                decimalBytes[i] = ParquetSchemas.decimalBytes(c.precision());
+            }
+            definitionLevels[i] = schema.getColumns().get(i).getMaxDefinitionLevel();
+        }
+    }
+
+    MessageType schema() {
+        return schema;
+    }
+
+    /** The column writers of {@code store}, in file order. */
+    ColumnWriter[] writers(ColumnWriteStore store) {
+        List<ColumnDescriptor> descriptors = schema.getColumns();
+        ColumnWriter[] writers = new ColumnWriter[descriptors.size()];
+        for (int i = 0; i < writers.length; i++) {
+            writers[i] = store.getColumnWriter(descriptors.get(i));
+        }
+        return writers;
+    }
+
+    /**
+     * Writes one row's values to {@code writers}; the caller ends the record on their store.
+     *
+     * @return the bytes of the row's strings and binary values
+     */
+    long write(Object[] row, ColumnWriter[] writers) {
+        long varBytes = 0;
+        for (int i = 0; i < kinds.length; i++) {
+            Object v = row[rowIndexes[i]];
+            ColumnWriter w = writers[i];
+            if (v == null) {
+                w.writeNull(0, 0); // an optional column; RowChecker refused nulls in required ones
+                continue;
+            }
+            int d = definitionLevels[i];
+            switch (kinds[i]) {
+                // a fresh array nobody changes: Parquet may keep it without a copy (dictionary, statistics)
+                case STRING -> {
+                    byte[] utf8 = ((String) v).getBytes(StandardCharsets.UTF_8);
+                    varBytes += utf8.length;
+                    w.write(Binary.fromConstantByteArray(utf8), 0, d);
+                }
+                case INT -> w.write((int) (Integer) v, 0, d);
+                case SHORT -> w.write((int) (Short) v, 0, d);
+                case BYTE -> w.write((int) (Byte) v, 0, d);
+                case LONG -> w.write((long) (Long) v, 0, d);
+                case DOUBLE -> w.write((double) (Double) v, 0, d);
+                case FLOAT -> w.write((float) (Float) v, 0, d);
+                case BOOLEAN -> w.write((boolean) (Boolean) v, 0, d);
+                // the caller owns the array: let Parquet copy what it keeps
+                case BINARY -> {
+                    varBytes += ((byte[]) v).length;
+                    w.write(Binary.fromReusedByteArray((byte[]) v), 0, d);
+                }
+                case DECIMAL_INT -> w.write(((BigDecimal) v).unscaledValue().intValueExact(), 0, d);
+                case DECIMAL_LONG -> w.write(((BigDecimal) v).unscaledValue().longValueExact(), 0, d);
+                default -> w.write(Binary.fromConstantByteArray(
+                        fixedBytes(((BigDecimal) v).unscaledValue(), decimalBytes[i])), 0, d);
+            }
+        }
+        return varBytes;
+    }
+
+    private static int kind(Column c) {
+        return switch (c.type()) {
+            case STRING -> STRING;
+            case INT, DATE -> INT;
+            case SHORT -> SHORT;
+            case BYTE -> BYTE;
+            case LONG, TIMESTAMP -> LONG;
+            case DOUBLE -> DOUBLE;
+            case FLOAT -> FLOAT;
+            case BOOLEAN -> BOOLEAN;
+            case BINARY -> BINARY;
+            case DECIMAL -> switch (ParquetSchemas.decimalPhysicalType(c.precision())) {
+                case INT32 -> DECIMAL_INT;
+                case INT64 -> DECIMAL_LONG;
+                default -> DECIMAL_FIXED;
+            };
+        };
+    }
+
+    /** Big-endian two's complement of {@code unscaled}, sign-extended to exactly {@code length} bytes. */
+    static byte[] fixedBytes(BigInteger unscaled, int length) {
+        byte[] minimal = unscaled.toByteArray();
+        if (minimal.length > length) {
+            throw new IllegalArgumentException("unscaled decimal " + unscaled + " needs more than " + length + " bytes");
+        }
+        byte[] out = new byte[length];
+        byte pad = (byte) (unscaled.signum() < 0 ? 0xFF : 0x00);
+        int offset = length - minimal.length;
+        for (int k = 0; k < offset; k++) {
+            out[k] = pad;
+        }
+        System.arraycopy(minimal, 0, out, offset, minimal.length);
+        return out;
+    }
+}
