@@ -76,7 +76,8 @@ final class StreamingPaths {
                 }
             }
             return true;
-        } catch (IOException | RecordConversionException e) {
+        } catch (IOException | RecordConversionException | NumberFormatException e) {
+            // NumberFormatException: a number the parser's decimal rejects (an exponent like 1e99999999999)
             return false;
         }
     }
@@ -225,7 +226,7 @@ final class StreamingPaths {
                         return p.getBigIntegerValue();
                 }
             case VALUE_NUMBER_FLOAT:
-                return p.getDecimalValue();
+                return JsonNumbers.decimal(p);
             case VALUE_TRUE:
                 return Boolean.TRUE;
             case VALUE_FALSE:
