@@ -113,6 +113,19 @@ final class FieldTree {
         return childMap.get(name);
     }
 
+    /** True when this node's segment is the text {@code chars[off, off + len)}. */
+    boolean is(char[] chars, int off, int len) {
+        if (segment == null || segment.length() != len) {
+            return false;
+        }
+        for (int k = 0; k < len; k++) {
+            if (segment.charAt(k) != chars[off + k]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     int position() {
         return position;
     }

@@ -1,0 +1,532 @@
+package io.deltasink.convert;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The common case of {@link StreamingPaths} without a general JSON parser: one pass over the
+ * characters of strict, plain JSON (ASCII bytes, or a String without surrogates) that hands each
+ * wanted scalar to its columns as {@link StreamingPaths} would: text as a String, integers as
+ * Integer or Long, floats as their exact BigDecimal ({@link JsonNumbers}), booleans, null.
+ *
+ * <p>It gives up (returns false) on everything else, before deciding anything: any byte above
+ * ASCII, surrogates, a string escape other than the standard ones or one giving a surrogate, an
+ * escaped key, an integer beyond a long, a float {@link JsonNumbers} leaves to the parser, a
+ * number or string longer than any seen in events, deep nesting, an object or list a column takes
+ * whole, a {@code raw(...)} of anything but text or null, and whatever the JSON grammar does not
+ * allow (the parser and the tree path then say what is wrong). So what it accepts, Jackson accepts
+ * too and reads into the same values.
+ */
+final class JsonScanner {
+    private static final int MAX_DEPTH = 100;
+    private static final int MAX_NUMBER_CHARS = 100;
+    private static final int MAX_STRING_CHARS = 1 << 20;
+    /** Well below the parser's limit on names (50,000). */
+    private static final int MAX_NAME_CHARS = 1000;
+
+    private final Json json;
+    private final Object[] out;
+    private char[] c;
+    private int i;
+    private int end;
+    private int depth;
+    /** Pairs of a node and the JSON text (char[] of exactly its length) it holds, still to read. */
+    private List<Object> texts;
+    /** The last string read (without escapes: its start in {@link #c}; with escapes: decoded in {@link #scratch}). */
+    private int stringStart;
+    private int stringLength;
+    private char[] scratch;
+    private boolean escaped;
+
+    private JsonScanner(Json json, Object[] out) {
+        this.json = json;
+        this.out = out;
+    }
+
+    /**
+     * Resolves the children of {@code root} in {@code value} (a String or UTF-8 bytes) into {@code out}.
+     *
+     * @return false when {@link StreamingPaths} has to read this value; {@code out} may then hold
+     *         values of some columns
+     */
+    static boolean resolve(FieldTree root, Object value, Json json, Object[] out) {
+        char[] chars;
+        if (value instanceof String s) {
+            chars = s.toCharArray();
+        } else {
+            byte[] b = (byte[]) value;
+            chars = new char[b.length];
+            for (int k = 0; k < b.length; k++) {
+                if (b[k] < 0) {
+                    return false;
+                }
+                chars[k] = (char) b[k];
+            }
+        }
+        JsonScanner s = new JsonScanner(json, out);
+        if (!s.document(root, chars, chars.length)) {
+            return false;
+        }
+        for (int k = 0; s.texts != null && k < s.texts.size(); k += 2) {
+            char[] text = (char[]) s.texts.get(k + 1);
+            if (!s.document((FieldTree) s.texts.get(k), text, text.length)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A whole JSON text as the value of {@code node}, which has children: an object, a list or null, nothing after it. */
+    private boolean document(FieldTree node, char[] chars, int length) {
+        c = chars;
+        i = 0;
+        end = length;
+        depth = 0;
+        if (!skipSpace()) {
+            return false;
+        }
+        if (!container(node)) {
+            return false;
+        }
+        return !skipSpace();
+    }
+
+    /** Skips whitespace; false at the end of the text. */
+    private boolean skipSpace() {
+        while (i < end) {
+            char ch = c[i];
+            if (ch != ' ' && ch != '\n' && ch != '\r' && ch != '\t') {
+                return true;
+            }
+            i++;
+        }
+        return false;
+    }
+
+    /** Descends into the object, list or null at {@code i} of a node that has children (see StreamingPaths' container). */
+    private boolean container(FieldTree node) {
+        switch (c[i]) {
+            case '{':
+                return object(node);
+            case '[':
+                return list(node);
+            case 'n':
+                return literal("null");
+            default:
+                return false;
+        }
+    }
+
+    private boolean object(FieldTree node) {
+        if (++depth > MAX_DEPTH) {
+            return false;
+        }
+        i++;
+        if (!skipSpace()) {
+            return false;
+        }
+        FieldTree[] children = node.children();
+        long seen = 0;
+        boolean[] seenMany = children.length > 64 ? new boolean[children.length] : null;
+        if (c[i] == '}') {
+            i++;
+            depth--;
+            return true;
+        }
+        while (true) {
+            if (c[i] != '"' || !string() || escaped || stringLength > MAX_NAME_CHARS) {
+                return false;
+            }
+            FieldTree child = child(children, node);
+            if (!skipSpace() || c[i] != ':') {
+                return false;
+            }
+            i++;
+            if (!skipSpace()) {
+                return false;
+            }
+            if (child == null) {
+                if (!skip()) {
+                    return false;
+                }
+            } else {
+                int at = child.position();
+                if (seenMany == null) {
+                    if ((seen & 1L << at) != 0) {
+                        return false;
+                    }
+                    seen |= 1L << at;
+                } else {
+                    if (seenMany[at]) {
+                        return false;
+                    }
+                    seenMany[at] = true;
+                }
+                if (!field(child)) {
+                    return false;
+                }
+            }
+            if (!skipSpace()) {
+                return false;
+            }
+            if (c[i] == ',') {
+                i++;
+                if (!skipSpace()) {
+                    return false;
+                }
+            } else if (c[i] == '}') {
+                i++;
+                depth--;
+                return true;
+            } else {
+                return false;
+            }
+        }
+    }
+
+    /** The child named by the key just read, or null. */
+    private FieldTree child(FieldTree[] children, FieldTree node) {
+        if (children.length > 8) {
+            return node.child(new String(c, stringStart, stringLength));
+        }
+        for (FieldTree child : children) {
+            if (child.is(c, stringStart, stringLength)) {
+                return child;
+            }
+        }
+        return null;
+    }
+
+    private boolean list(FieldTree node) {
+        if (!node.distinctIndexes() || ++depth > MAX_DEPTH) {
+            return false;
+        }
+        i++;
+        if (!skipSpace()) {
+            return false;
+        }
+        if (c[i] == ']') {
+            i++;
+            depth--;
+            return true;
+        }
+        FieldTree[] children = node.children();
+        for (int index = 0; ; index++) {
+            FieldTree wanted = null;
+            for (FieldTree child : children) {
+                if (child.index() == index) {
+                    wanted = child;
+                }
+            }
+            if (!(wanted == null ? skip() : field(wanted)) || !skipSpace()) {
+                return false;
+            }
+            if (c[i] == ',') {
+                i++;
+                if (!skipSpace()) {
+                    return false;
+                }
+            } else if (c[i] == ']') {
+                i++;
+                depth--;
+                return true;
+            } else {
+                return false;
+            }
+        }
+    }
+
+    /** The value at {@code i} of {@code node}: to its columns, then to its children. */
+    private boolean field(FieldTree node) {
+        boolean hasChildren = node.children().length > 0;
+        char t = c[i];
+        if (t == '{' || t == '[') {
+            return node.valueColumns().length == 0 && node.rawColumns().length == 0 && container(node);
+        }
+        if (hasChildren && t == '"') {
+            // JSON text in a field: decoded once, for its columns and to be read after this text
+            if (!string()) {
+                return false;
+            }
+            char[] text = escaped ? Arrays.copyOf(scratch, stringLength)
+                    : Arrays.copyOfRange(c, stringStart, stringStart + stringLength);
+            if ((node.valueColumns().length > 0 || node.rawColumns().length > 0) && !assign(node, new String(text))) {
+                return false;
+            }
+            if (texts == null) {
+                texts = new ArrayList<>(4);
+            }
+            texts.add(node);
+            texts.add(text);
+            return true;
+        }
+        Object plain = scalar();
+        // below a number or boolean no path goes on; below null every column is null
+        return plain != GIVE_UP && assign(node, plain) && (!hasChildren || plain == null);
+    }
+
+    /** A scalar to the node's columns; false for a raw(...) of anything but text or null. */
+    private boolean assign(FieldTree node, Object plain) {
+        for (int col : node.valueColumns()) {
+            out[col] = plain;
+        }
+        int[] raws = node.rawColumns();
+        if (raws.length > 0) {
+            if (plain != null && !(plain instanceof String)) {
+                return false;
+            }
+            for (int col : raws) {
+                try {
+                    out[col] = json.rawText(plain);
+                } catch (BadValueException e) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static final Object GIVE_UP = new Object();
+
+    /** The scalar at {@code i} as StreamingPaths' plain gives it, or GIVE_UP; {@code i} ends after it. */
+    private Object scalar() {
+        switch (c[i]) {
+            case '"':
+                if (!string()) {
+                    return GIVE_UP;
+                }
+                return escaped ? new String(scratch, 0, stringLength) : new String(c, stringStart, stringLength);
+            case 't':
+                return literal("true") ? Boolean.TRUE : GIVE_UP;
+            case 'f':
+                return literal("false") ? Boolean.FALSE : GIVE_UP;
+            case 'n':
+                return literal("null") ? null : GIVE_UP;
+            default:
+                return number();
+        }
+    }
+
+    private boolean literal(String word) {
+        if (end - i < word.length()) {
+            return false;
+        }
+        for (int k = 0; k < word.length(); k++) {
+            if (c[i + k] != word.charAt(k)) {
+                return false;
+            }
+        }
+        i += word.length();
+        return i == end || !isWordChar(c[i]);
+    }
+
+    private static boolean isWordChar(char ch) {
+        return ch >= '0' && ch <= '9' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch == '_' || ch == '$'
+                || ch >= 0x80;
+    }
+
+    /** A number in JSON's grammar: Integer, Long or BigDecimal as the parser gives them, or GIVE_UP. */
+    private Object number() {
+        int start = i;
+        if (i < end && c[i] == '-') {
+            i++;
+        }
+        if (i >= end || c[i] < '0' || c[i] > '9') {
+            return GIVE_UP;
+        }
+        if (c[i] == '0') {
+            i++;
+        } else {
+            i = digits(i);
+        }
+        boolean integer = true;
+        if (i < end && c[i] == '.') {
+            integer = false;
+            int at = ++i;
+            i = digits(i);
+            if (i == at) {
+                return GIVE_UP;
+            }
+        }
+        if (i < end && (c[i] == 'e' || c[i] == 'E')) {
+            integer = false;
+            i++;
+            if (i < end && (c[i] == '+' || c[i] == '-')) {
+                i++;
+            }
+            int at = i;
+            i = digits(i);
+            if (i == at) {
+                return GIVE_UP;
+            }
+        }
+        int length = i - start;
+        if (length > MAX_NUMBER_CHARS || i < end && (isWordChar(c[i]) || c[i] == '.' || c[i] == '+' || c[i] == '-')) {
+            return GIVE_UP;
+        }
+        if (!integer) {
+            BigDecimal d = JsonNumbers.decimal(c, start, length);
+            return d == null ? GIVE_UP : d;
+        }
+        int digits = length - (c[start] == '-' ? 1 : 0);
+        if (digits > 18) {
+            return GIVE_UP;
+        }
+        long n = 0;
+        for (int k = c[start] == '-' ? start + 1 : start; k < i; k++) {
+            n = n * 10 + (c[k] - '0');
+        }
+        if (c[start] == '-') {
+            n = -n;
+        }
+        return n >= Integer.MIN_VALUE && n <= Integer.MAX_VALUE ? (Object) (int) n : (Object) n;
+    }
+
+    private int digits(int from) {
+        int k = from;
+        while (k < end && c[k] >= '0' && c[k] <= '9') {
+            k++;
+        }
+        return k;
+    }
+
+    /**
+     * Reads the string at {@code i} (its opening quote): plain, it stays in {@link #c}; with escapes
+     * it is decoded into {@link #scratch}. False on what the scanner leaves to the parser.
+     */
+    private boolean string() {
+        int start = ++i;
+        while (i < end) {
+            char ch = c[i];
+            if (ch == '"') {
+                stringStart = start;
+                stringLength = i - start;
+                escaped = false;
+                i++;
+                return stringLength <= MAX_STRING_CHARS;
+            }
+            if (ch == '\\') {
+                return escapedString(start);
+            }
+            if (ch < 0x20 || Character.isSurrogate(ch)) {
+                return false;
+            }
+            i++;
+        }
+        return false;
+    }
+
+    private boolean escapedString(int start) {
+        int n = i - start;
+        if (scratch == null || scratch.length < end - start) {
+            scratch = new char[Math.max(64, end - start)];
+        }
+        System.arraycopy(c, start, scratch, 0, n);
+        while (i < end) {
+            char ch = c[i++];
+            if (ch == '"') {
+                stringLength = n;
+                escaped = true;
+                return n <= MAX_STRING_CHARS;
+            }
+            if (ch == '\\') {
+                if (i >= end) {
+                    return false;
+                }
+                char e = c[i++];
+                switch (e) {
+                    case '"': case '\\': case '/':
+                        ch = e;
+                        break;
+                    case 'b': ch = '\b'; break;
+                    case 'f': ch = '\f'; break;
+                    case 'n': ch = '\n'; break;
+                    case 'r': ch = '\r'; break;
+                    case 't': ch = '\t'; break;
+                    case 'u':
+                        if (end - i < 4) {
+                            return false;
+                        }
+                        int code = 0;
+                        for (int k = 0; k < 4; k++) {
+                            int h = hex(c[i++]);
+                            if (h < 0) {
+                                return false;
+                            }
+                            code = code << 4 | h;
+                        }
+                        ch = (char) code;
+                        if (Character.isSurrogate(ch)) {
+                            return false;
+                        }
+                        break;
+                    default:
+                        return false;
+                }
+            } else if (ch < 0x20 || Character.isSurrogate(ch)) {
+                return false;
+            }
+            scratch[n++] = ch;
+        }
+        return false;
+    }
+
+    private static int hex(char ch) {
+        return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+    }
+
+    /** Skips the value at {@code i}, checking its grammar. */
+    private boolean skip() {
+        switch (c[i]) {
+            case '{':
+            case '[': {
+                char close = c[i] == '{' ? '}' : ']';
+                boolean isObject = close == '}';
+                if (++depth > MAX_DEPTH) {
+                    return false;
+                }
+                i++;
+                if (!skipSpace()) {
+                    return false;
+                }
+                if (c[i] == close) {
+                    i++;
+                    depth--;
+                    return true;
+                }
+                while (true) {
+                    if (isObject) {
+                        if (c[i] != '"' || !string() || stringLength > MAX_NAME_CHARS || !skipSpace() || c[i] != ':') {
+                            return false;
+                        }
+                        i++;
+                        if (!skipSpace()) {
+                            return false;
+                        }
+                    }
+                    if (!skip() || !skipSpace()) {
+                        return false;
+                    }
+                    if (c[i] == ',') {
+                        i++;
+                        if (!skipSpace()) {
+                            return false;
+                        }
+                    } else if (c[i] == close) {
+                        i++;
+                        depth--;
+                        return true;
+                    } else {
+                        return false;
+                    }
+                }
+            }
+            case '"':
+                return string();
+            default:
+                return scalar() != GIVE_UP;
+        }
+    }
+}
