@@ -58,11 +58,14 @@ final class JsonScanner {
         } else {
             byte[] b = (byte[]) value;
             chars = new char[b.length];
+            int all = 0;
             for (int k = 0; k < b.length; k++) {
-                if (b[k] < 0) {
-                    return false;
-                }
-                chars[k] = (char) b[k];
+                all |= b[k];
+                chars[k] = (char) (b[k] & 0xff);
+            }
+            if (all < 0) {
+                // a byte beyond ASCII: UTF-8 is left to the parser
+                return false;
             }
         }
         JsonScanner s = new JsonScanner(json, out);
@@ -70,8 +73,8 @@ final class JsonScanner {
             return false;
         }
         for (int k = 0; s.texts != null && k < s.texts.size(); k += 2) {
-            char[] text = (char[]) s.texts.get(k + 1);
-            if (!s.document((FieldTree) s.texts.get(k), text, text.length)) {
+            char[] inner = (char[]) s.texts.get(k + 1);
+            if (!s.document((FieldTree) s.texts.get(k), inner, inner.length)) {
                 return false;
             }
         }
@@ -410,7 +413,7 @@ final class JsonScanner {
             if (ch == '\\') {
                 return escapedString(start);
             }
-            if (ch < 0x20 || Character.isSurrogate(ch)) {
+            if (ch < 0x20 || ch >= Character.MIN_SURROGATE && ch <= Character.MAX_SURROGATE) {
                 return false;
             }
             i++;
@@ -465,7 +468,7 @@ final class JsonScanner {
                     default:
                         return false;
                 }
-            } else if (ch < 0x20 || Character.isSurrogate(ch)) {
+            } else if (ch < 0x20 || ch >= Character.MIN_SURROGATE && ch <= Character.MAX_SURROGATE) {
                 return false;
             }
             scratch[n++] = ch;
