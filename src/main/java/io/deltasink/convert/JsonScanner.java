@@ -32,7 +32,7 @@ final class JsonScanner {
     private int i;
     private int end;
     private int depth;
-    /** Pairs of a node and the JSON text (char[] of exactly its length) it holds, still to read. */
+    /** Triples of a node, the JSON text it holds (char[]) and the text's length, still to read. */
     private List<Object> texts;
     /** The last string read (without escapes: its start in {@link #c}; with escapes: decoded in {@link #scratch}). */
     private int stringStart;
@@ -72,9 +72,8 @@ final class JsonScanner {
         if (!s.document(root, chars, chars.length)) {
             return false;
         }
-        for (int k = 0; s.texts != null && k < s.texts.size(); k += 2) {
-            char[] inner = (char[]) s.texts.get(k + 1);
-            if (!s.document((FieldTree) s.texts.get(k), inner, inner.length)) {
+        for (int k = 0; s.texts != null && k < s.texts.size(); k += 3) {
+            if (!s.document((FieldTree) s.texts.get(k), (char[]) s.texts.get(k + 1), (Integer) s.texts.get(k + 2))) {
                 return false;
             }
         }
@@ -253,16 +252,25 @@ final class JsonScanner {
             if (!string()) {
                 return false;
             }
-            char[] text = escaped ? Arrays.copyOf(scratch, stringLength)
-                    : Arrays.copyOfRange(c, stringStart, stringStart + stringLength);
-            if ((node.valueColumns().length > 0 || node.rawColumns().length > 0) && !assign(node, new String(text))) {
+            char[] text;
+            if (escaped) {
+                // the decoded text is this field's: the next escaped string gets a buffer of its own
+                text = scratch;
+                scratch = null;
+            } else {
+                text = Arrays.copyOfRange(c, stringStart, stringStart + stringLength);
+            }
+            int length = stringLength;
+            if ((node.valueColumns().length > 0 || node.rawColumns().length > 0)
+                    && !assign(node, new String(text, 0, length))) {
                 return false;
             }
             if (texts == null) {
-                texts = new ArrayList<>(4);
+                texts = new ArrayList<>(6);
             }
             texts.add(node);
             texts.add(text);
+            texts.add(length);
             return true;
         }
         Object plain = scalar();
