@@ -2,6 +2,7 @@ package io.deltasink.convert;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -20,6 +21,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  */
 final class FieldTree {
     private final String segment;
+    /** The segment's characters, to compare with a name in a scanner's buffer. */
+    private final char[] segmentChars;
     private final int index;
     private final String path;
     private final Map<String, FieldTree> childMap = new LinkedHashMap<>();
@@ -43,6 +46,7 @@ final class FieldTree {
     private FieldTree(String segment, String path) {
         // interned as a JSON parser interns names, so that a child is found by identity first
         this.segment = segment == null ? null : segment.intern();
+        this.segmentChars = segment == null ? null : segment.toCharArray();
         this.path = path;
         this.index = segment != null && !segment.isEmpty() && segment.chars().allMatch(Character::isDigit)
                 && segment.length() < 10 ? Integer.parseInt(segment) : -1;
@@ -111,6 +115,12 @@ final class FieldTree {
             }
         }
         return childMap.get(name);
+    }
+
+    /** True when this node's segment is the text {@code chars[off, off + len)}. */
+    boolean is(char[] chars, int off, int len) {
+        return segmentChars != null && segmentChars.length == len
+                && Arrays.equals(segmentChars, 0, len, chars, off, off + len);
     }
 
     int position() {

@@ -2,6 +2,7 @@ package io.deltasink.convert;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -47,19 +48,15 @@ final class StreamingPaths {
      *         values of some columns, to be cleared
      */
     boolean resolve(SinkRecord record, Object value, Object[] out) {
-        for (int c : root.valueColumns()) {
-            out[c] = value;
-        }
-        try {
-            for (int c : root.rawColumns()) {
-                out[c] = json.rawText(value);
-            }
-        } catch (BadValueException e) {
+        if (!rootColumns(value, out)) {
             return false;
         }
-        if (root.children().length == 0) {
+        if (root.children().length == 0 || JsonScanner.resolve(root, value, json, out)) {
             return true;
         }
+        // the scanner left this text to the parser: start again
+        Arrays.fill(out, null);
+        rootColumns(value, out);
         Walk walk = new Walk(record, out);
         try {
             try (JsonParser p = json.parser(value)) {
@@ -76,9 +73,25 @@ final class StreamingPaths {
                 }
             }
             return true;
-        } catch (IOException | RecordConversionException e) {
+        } catch (IOException | RecordConversionException | NumberFormatException e) {
+            // NumberFormatException: a number the parser's decimal rejects (an exponent like 1e99999999999)
             return false;
         }
+    }
+
+    /** The columns of the whole value; false when its text is bad. */
+    private boolean rootColumns(Object value, Object[] out) {
+        for (int c : root.valueColumns()) {
+            out[c] = value;
+        }
+        try {
+            for (int c : root.rawColumns()) {
+                out[c] = json.rawText(value);
+            }
+        } catch (BadValueException e) {
+            return false;
+        }
+        return true;
     }
 
     /** One value's pass. */
@@ -225,7 +238,7 @@ final class StreamingPaths {
                         return p.getBigIntegerValue();
                 }
             case VALUE_NUMBER_FLOAT:
-                return p.getDecimalValue();
+                return JsonNumbers.decimal(p);
             case VALUE_TRUE:
                 return Boolean.TRUE;
             case VALUE_FALSE:
