@@ -50,6 +50,7 @@ public final class BackgroundWriter implements AutoCloseable {
     /** Table partitions whose folder names are known to be valid, remembered on the caller's side. */
     static final int CHECKED_PARTITIONS = 4096;
     private static final long STOP_WAIT_SECONDS = 30;
+    private static final long IDLE_SECONDS = 60;
 
     private final PartitionedWriter writer;
     private final String threadName;
@@ -326,11 +327,14 @@ public final class BackgroundWriter implements AutoCloseable {
 
     private ExecutorService thread() {
         if (thread == null) {
-            thread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
-                Thread t = new Thread(r, threadName);
-                t.setDaemon(true); // never keeps a worker JVM alive
-                return t;
-            });
+            ThreadPoolExecutor executor = new ThreadPoolExecutor(1, 1, IDLE_SECONDS, TimeUnit.SECONDS,
+                    new LinkedBlockingQueue<>(), r -> {
+                        Thread t = new Thread(r, threadName);
+                        t.setDaemon(true); // never keeps a worker JVM alive
+                        return t;
+                    });
+            executor.allowCoreThreadTimeOut(true); // an idle task (no records for a while) holds no thread
+            thread = executor;
             LOG.debug("Started writer thread {}", threadName);
         }
         return thread;
