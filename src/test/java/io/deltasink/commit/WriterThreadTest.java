@@ -42,6 +42,8 @@ import io.deltasink.testing.SinkRecords;
 class WriterThreadTest {
     static final String TOPIC = SinkSessionTest.TOPIC;
     static final String THREAD = "delta-writer-sensors-";
+    /** A connector name of its own, so that threads of other tests' sessions in this JVM do not count. */
+    static final String OWN_NAME = "writer-thread-test";
     static final List<TopicPartition> PARTITIONS = List.of(new TopicPartition(TOPIC, 0), new TopicPartition(TOPIC, 1),
             new TopicPartition(TOPIC, 2));
 
@@ -148,7 +150,7 @@ class WriterThreadTest {
     @Test
     void stopLeavesNoWriterThreadAfterCommitsAndAfterAFailure() throws InterruptedException {
         RecordingContext ctx = new RecordingContext(false);
-        SinkSession s = session(ctx, Map.of());
+        SinkSession s = session(ctx, Map.of(DeltaSinkConfig.CONNECTOR_NAME, OWN_NAME));
         s.open(PARTITIONS);
         s.put(topic(300).get(PARTITIONS.get(0)));
         s.commit(Map.of());
@@ -157,7 +159,7 @@ class WriterThreadTest {
         awaitNoWriterThread();
 
         DataFileFaults.failNth(sessions.table(), DataFileFaults.Fault.CREATE, 1);
-        SinkSession failing = session(new RecordingContext(false), Map.of());
+        SinkSession failing = session(new RecordingContext(false), Map.of(DeltaSinkConfig.CONNECTOR_NAME, OWN_NAME));
         failing.open(PARTITIONS);
         try {
             failing.put(topic(300).get(PARTITIONS.get(1)));
@@ -172,7 +174,8 @@ class WriterThreadTest {
     @Test
     void withoutTheBackgroundWriterTheTaskThreadWritesTheFiles() {
         RecordingContext ctx = new RecordingContext(false);
-        SinkSession s = session(ctx, Map.of(DeltaSinkConfig.WRITER_BACKGROUND, "false"));
+        SinkSession s = session(ctx, Map.of(DeltaSinkConfig.WRITER_BACKGROUND, "false",
+                DeltaSinkConfig.CONNECTOR_NAME, OWN_NAME));
         s.open(PARTITIONS);
         s.put(topic(300).get(PARTITIONS.get(0)));
         s.commit(Map.of());
@@ -187,7 +190,7 @@ class WriterThreadTest {
 
     private static long writerThreads() {
         return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && t.getName().startsWith(THREAD)).count();
+                .filter(t -> t.isAlive() && t.getName().startsWith("delta-writer-" + OWN_NAME + "-")).count();
     }
 
     private static void awaitNoWriterThread() throws InterruptedException {
