@@ -1,7 +1,6 @@
 package io.deltasink.write;
 
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -270,19 +269,12 @@ public final class BackgroundWriter implements AutoCloseable {
     }
 
     /**
-     * Waits for slots of the hand-off. Interrupted, the writer is left failed (the failure of the writer
-     * thread, if there is one, stays the one thrown), and the interrupt is kept.
+     * Waits for slots of the hand-off, through interrupts (the caller's interrupt status is kept): what
+     * the writer thread does with the rows handed off, files it creates and failures, must be accounted
+     * for before the caller goes on. The wait is bounded by the writer thread's progress.
      */
-    private void acquire(int permits) throws IOException {
-        try {
-            slots.acquire(permits);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            InterruptedIOException interrupted = new InterruptedIOException(
-                    "interrupted while waiting for the writer thread " + threadName);
-            fail(interrupted);
-            throwFailure();
-        }
+    private void acquire(int permits) {
+        slots.acquireUninterruptibly(permits);
     }
 
     /**

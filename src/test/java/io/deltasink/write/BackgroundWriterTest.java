@@ -153,6 +153,37 @@ class BackgroundWriterTest {
     }
 
     @Test
+    void anInterruptWhileWaitingLosesNeitherFilesNorAFailure() throws Exception {
+        BackgroundWriter w = writer(smallFiles());
+        for (int i = 0; i < 3_000; i++) {
+            w.write(FileLifecycleTest.row("a", i));
+        }
+        Thread.currentThread().interrupt();
+        List<DataFile> files = w.finish(); // waits for the writer thread through the interrupt
+        assertTrue(Thread.interrupted(), "the interrupt is kept");
+        assertEquals(3_000, readBack(files).size());
+
+        DataFileFaults.failNth(dir.toUri().toString(), DataFileFaults.Fault.WRITE, 2);
+        IOException failure = null;
+        try {
+            for (int i = 0; i < 3_000; i++) {
+                w.write(FileLifecycleTest.row("a", i));
+            }
+            Thread.currentThread().interrupt();
+            w.finish();
+        } catch (IOException e) {
+            failure = e;
+        } finally {
+            Thread.interrupted();
+        }
+        assertTrue(failure != null && failure.getMessage().startsWith("injected"), "the writer's failure, not the "
+                + "interrupt: " + failure);
+        w.abort();
+        assertEquals(files.stream().map(f -> dir.resolve(f.path())).collect(Collectors.toSet()), dataFiles(),
+                "the second batch's files are deleted, the finished first one's stay");
+    }
+
+    @Test
     void closeEndsTheWriterThread() throws Exception {
         BackgroundWriter w = writer(smallFiles());
         for (int i = 0; i < 1_000; i++) {
