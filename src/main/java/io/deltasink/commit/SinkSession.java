@@ -136,7 +136,7 @@ public final class SinkSession {
     }
 
     public void stop() {
-        batch.discard();
+        batch.close();
     }
 
     // ---- records ------------------------------------------------------------------------------
@@ -164,21 +164,31 @@ public final class SinkSession {
             try {
                 batch.accept(record);
             } catch (IOException | RuntimeException e) {
-                if (stopsTheTask(e)) {
-                    throw recovery.fatal();
-                }
-                // the worker logs the RetriableException with its cause
-                log.warn("Writing data files failed: {}; dropping the batch and reading again from the table's offsets",
-                        recovery.describe(e));
-                discardBatch(list.subList(i, list.size()));
-                throw retry(e);
+                throw writeFailed(e, list.subList(i, list.size()));
             }
             assignment.taken(tp, offset);
+        }
+        try {
+            batch.drain(); // a failure writing this put's rows fails this put
+        } catch (IOException | RuntimeException e) {
+            throw writeFailed(e, List.of());
         }
         assignment.seekPending();
         if (config.flushMaxRecords() > 0 && batch.rowsBuffered() >= config.flushMaxRecords()) {
             context.requestCommit();
         }
+    }
+
+    /** Drops the batch after rows could not be written; returns what put() throws. */
+    private RuntimeException writeFailed(Throwable e, List<SinkRecord> unread) {
+        if (stopsTheTask(e)) {
+            return recovery.fatal();
+        }
+        // the worker logs the RetriableException with its cause
+        log.warn("Writing data files failed: {}; dropping the batch and reading again from the table's offsets",
+                recovery.describe(e));
+        discardBatch(unread);
+        return retry(e);
     }
 
     // ---- commit ---------------------------------------------------------------------------------

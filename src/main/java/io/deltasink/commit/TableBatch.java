@@ -23,6 +23,7 @@ import io.deltasink.model.DataFile;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.table.DeltaTable;
 import io.deltasink.table.TableSnapshot;
+import io.deltasink.write.BackgroundWriter;
 import io.deltasink.write.PartitionedWriter;
 import io.deltasink.write.RowRejectedException;
 import io.deltasink.write.WriterSettings;
@@ -62,7 +63,7 @@ final class TableBatch {
     private final String engineInfo;
 
     private RecordConverter converter;
-    private PartitionedWriter writer;
+    private BackgroundWriter writer;
     private boolean tableChecked;
     private long tombstones;
 
@@ -133,7 +134,7 @@ final class TableBatch {
             metrics.badRecord();
             return;
         }
-        PartitionedWriter w = writer();
+        BackgroundWriter w = writer();
         try {
             w.write(row);
         } catch (RowRejectedException e) { // a value the table cannot hold, e.g. a partition value too long for a folder
@@ -176,13 +177,15 @@ final class TableBatch {
         return true;
     }
 
-    private PartitionedWriter writer() throws IOException {
+    private BackgroundWriter writer() throws IOException {
         if (writer == null) {
             WriterSettings settings = new WriterSettings(config.compression(), config.rowGroupBytes(),
                     config.pageBytes(), config.fileTargetBytes(), config.bufferMaxBytes(), config.statsColumns(),
                     config.bufferMaxOpenFiles(), storage.uploadBufferBytesPerFile());
-            writer = new PartitionedWriter(settings, converter.schema(), config.partitionColumns(),
+            PartitionedWriter files = new PartitionedWriter(settings, converter.schema(), config.partitionColumns(),
                     storage.tablePath(), storage.hadoopConf(), clock);
+            writer = new BackgroundWriter(files, config.writerBackground()
+                    ? "delta-writer-" + config.connectorName() + "-" + config.taskIndex() : null);
         }
         return writer;
     }
@@ -199,6 +202,24 @@ final class TableBatch {
                 engineInfo);
         tableChecked = true;
         return s;
+    }
+
+    /**
+     * Waits until the rows accepted so far are written (a background writer's hand-off drained), so a
+     * storage failure is thrown by the put() of the rows.
+     */
+    void drain() throws IOException {
+        if (writer != null) {
+            writer.drain();
+        }
+    }
+
+    /** Drops the batch's files and stops the writer thread. */
+    void close() {
+        discard();
+        if (writer != null) {
+            writer.close();
+        }
     }
 
     /** Rows written since the last commit or drop. */

@@ -129,6 +129,14 @@ public final class DeltaSinkConfig extends AbstractConfig {
             + "holding the most is written out early.";
     static final long BUFFER_MAX_BYTES_DEFAULT = 32L << 20;
 
+    public static final String WRITER_BACKGROUND = "writer.background";
+    static final String WRITER_BACKGROUND_DOC = "Encode, compress and write the data files in a thread of the "
+            + "task's own (named delta-writer-<connector>-<task>) while the task converts the next records; rows "
+            + "go to it in chunks of 128 rows or 256 KiB (at most 4 chunks wait and one fills: 1.25 MiB "
+            + "besides buffer.max.bytes). Each put() waits for its rows before returning, so a storage failure fails that put() as without it. "
+            + "false: everything on the task's thread.";
+    static final boolean WRITER_BACKGROUND_DEFAULT = true;
+
     public static final String BUFFER_MAX_OPEN_FILES = "buffer.max.open.files";
     static final String BUFFER_MAX_OPEN_FILES_DOC = "Most Parquet files a task keeps open at once; a table partition "
             + "gets an open file once its waiting rows reach the per-file overhead, and at the cap the least "
@@ -305,6 +313,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
                 Importance.MEDIUM, BUFFER_MAX_BYTES_DOC, GROUP_FILES, ++order, Width.SHORT, "Buffer bound");
         def.define(BUFFER_MAX_OPEN_FILES, Type.INT, BUFFER_MAX_OPEN_FILES_DEFAULT, ConfigDef.Range.between(0, 100_000),
                 Importance.LOW, BUFFER_MAX_OPEN_FILES_DOC, GROUP_FILES, ++order, Width.SHORT, "Open files cap");
+        def.define(WRITER_BACKGROUND, Type.BOOLEAN, WRITER_BACKGROUND_DEFAULT,
+                Importance.LOW, WRITER_BACKGROUND_DOC, GROUP_FILES, ++order, Width.SHORT, "Background writer");
         def.define(PARQUET_COMPRESSION, Type.STRING, PARQUET_COMPRESSION_DEFAULT,
                 Validators.oneOf("snappy", "zstd", "gzip", "uncompressed"),
                 Importance.LOW, PARQUET_COMPRESSION_DOC, GROUP_FILES, ++order, Width.SHORT, "Compression");
@@ -432,6 +442,10 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
     public long bufferMaxBytes() {
         return getLong(BUFFER_MAX_BYTES);
+    }
+
+    public boolean writerBackground() {
+        return getBoolean(WRITER_BACKGROUND);
     }
 
     /** The configured cap on open files; 0 when it is to be derived from the bound. */

@@ -143,18 +143,48 @@ public final class PartitionedWriter {
      * @throws IOException              when storage fails; call {@link #abort()} then
      */
     public void write(Object[] row) throws IOException {
-        checker.check(row);
-        List<String> key = partitionKey(row);
-        buffer(key, row);
+        write(check(row), row);
     }
 
-    private void buffer(List<String> key, Object[] row) throws IOException {
+    /**
+     * The first step of {@link #write(Object[])}, everything that can refuse a row and nothing else:
+     * checks the row and returns its table partition's key (the previous row's key while the values
+     * repeat). Touches none of the writer's files or partitions, so one thread may call it while another
+     * writes; one thread at a time.
+     *
+     * @throws RowRejectedException     as {@link #write(Object[])} does, except for the folder names
+     *                                  (see {@link #checkFolders})
+     * @throws IllegalArgumentException when the row is not a row of the schema
+     */
+    public List<String> check(Object[] row) {
+        checker.check(row);
+        return partitionKey(row);
+    }
+
+    /**
+     * Checks that the folders of a table partition can be named (a value too long for a folder name
+     * is refused); {@link #write(List, Object[])} does it too when it first sees the partition. Any
+     * thread may call it.
+     *
+     * @throws RowRejectedException when a partition value is too long for a folder name
+     */
+    public void checkFolders(List<String> key) {
+        directory(key);
+    }
+
+    /**
+     * The second step of {@link #write(Object[])}: buffers a row {@link #check} accepted, under the
+     * key it returned.
+     *
+     * @throws RowRejectedException only for folders {@link #checkFolders} was not asked about
+     * @throws IOException          when storage fails; call {@link #abort()} then
+     */
+    public void write(List<String> key, Object[] row) throws IOException {
         // the last key made comes back while the partition values repeat: no hash look-up then
         Partition partition = lastPartition != null && lastPartition.key == key ? lastPartition : partitions.get(key);
         if (partition == null) {
             // the folders are named now, so a row they cannot be named for is rejected before anything is kept
-            String directory = PartitionFormat.directory(partitionColumns, key, directoryBytes - fileNameBytes);
-            partition = new Partition(key, directory);
+            partition = new Partition(key, directory(key));
             partitions.put(key, partition);
         }
         lastPartition = partition;
@@ -251,6 +281,10 @@ public final class PartitionedWriter {
     /** Rows written since the last {@link #finish()} or {@link #abort()}. */
     public long rowsBuffered() {
         return rowsBuffered;
+    }
+
+    private String directory(List<String> key) {
+        return PartitionFormat.directory(partitionColumns, key, directoryBytes - fileNameBytes);
     }
 
     private List<String> partitionKey(Object[] row) {

@@ -41,7 +41,8 @@ import io.deltasink.testing.TableLocation;
  *
  * <p>Options, each with one value or several separated by commas (every combination is run, against
  * the same topic, each on a table and worker of its own): {@code tasks=1,2,3} (tasks.max),
- * {@code compression=snappy,zstd} (parquet.compression), {@code partitions=P} (spreads the events
+ * {@code compression=snappy,zstd} (parquet.compression), {@code background=true,false}
+ * (writer.background), {@code partitions=P} (spreads the events
  * over P table partitions, 20 device types x P/20 days, each event in another partition than the one
  * before, as a replay of many days would; without it they go to the seed's two device types on one
  * day), {@code storage=s3} (the table on an S3 server, S3Proxy on 127.0.0.1 in a JVM of its own,
@@ -61,7 +62,8 @@ public final class ThroughputBench {
     private static final String HEAP = "256m";
     private static final String BUCKET = "sensor-data";
     private static final int DEVICE_TYPES = 20;
-    private static final List<String> OPTIONS = List.of("tasks", "compression", "partitions", "storage", "jfr");
+    private static final List<String> OPTIONS = List.of("tasks", "compression", "background", "partitions", "storage",
+            "jfr");
 
     private ThroughputBench() {
     }
@@ -88,6 +90,7 @@ public final class ThroughputBench {
         Map<String, String> keys = new LinkedHashMap<>();
         keys.put("tasks", "1");
         keys.put("compression", "snappy");
+        keys.put("background", "true");
         List<Map<String, String>> runs = parsed.runs(keys);
 
         double loadBefore = loadAverage();
@@ -139,12 +142,13 @@ public final class ThroughputBench {
     /** The result table, one line per run. */
     static String table(List<Result> results) {
         StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
-                "%-5s %-8s %9s %9s %7s %7s %6s %7s %9s %9s %10s %12s %s%n", "tasks", "codec", "events/s", "steady/s", "seconds",
-                "commits", "files", "MB", "peak heap", "live heap", "GC pauses", "forks", "rows"));
+                "%-5s %-8s %-6s %9s %9s %7s %7s %6s %7s %9s %9s %10s %12s %s%n", "tasks", "codec", "bg", "events/s",
+                "steady/s", "seconds", "commits", "files", "MB", "peak heap", "live heap", "GC pauses", "forks", "rows"));
         for (Result r : results) {
-            out.append(String.format(Locale.ROOT, "%-5s %-8s %,9.0f %9s %7.1f %7d %6d %7.1f %6d MB %6d MB %7.0f ms %12s %s%n",
-                    r.run.get("tasks"), r.run.get("compression"), r.events / r.seconds,
-                    Double.isNaN(r.steady) ? "n/a" : String.format(Locale.ROOT, "%,.0f", r.steady), r.seconds, r.commits, r.files,
+            out.append(String.format(Locale.ROOT, "%-5s %-8s %-6s %,9.0f %9s %7.1f %7d %6d %7.1f %6d MB %6d MB %7.0f ms %12s %s%n",
+                    r.run.get("tasks"), r.run.get("compression"), r.run.get("background"), r.events / r.seconds,
+                    Double.isNaN(r.steady) ? "n/a" : String.format(Locale.ROOT, "%,.0f", r.steady), r.seconds,
+                    r.commits, r.files,
                     r.mb, r.gc.maxBefore(), r.liveAfterMb, r.gc.pauseMs(),
                     r.forks.processes() < 0 ? "n/a" : r.forks.processes() + (r.commits > 0
                             ? String.format(Locale.ROOT, " (%.1f/c)", (double) r.forks.processes() / r.commits) : ""),
@@ -169,7 +173,8 @@ public final class ThroughputBench {
             Preset base = s3 ? Preset.sensorEventsMinio() : Preset.sensorEventsLocal();
             Preset preset = new Preset(base.name() + "-" + index, base.config())
                     .with(table.connectorSettings()).with("tasks.max", Integer.toString(tasks))
-                    .with("parquet.compression", run.get("compression"));
+                    .with("parquet.compression", run.get("compression"))
+                    .with("writer.background", run.get("background"));
             System.out.println("run " + index + " " + run + ": connector " + preset.name() + ", worker log "
                     + worker.logFile());
             Instant created = Instant.now();
