@@ -62,7 +62,7 @@ public final class ThroughputBench {
     private static final String HEAP = "256m";
     private static final String BUCKET = "sensor-data";
     private static final int DEVICE_TYPES = 20;
-    private static final List<String> OPTIONS = List.of("tasks", "compression", "background", "partitions", "storage",
+    private static final List<String> OPTIONS = List.of("tasks", "compression", "background", "value", "partitions", "storage",
             "jfr");
 
     private ThroughputBench() {
@@ -91,6 +91,7 @@ public final class ThroughputBench {
         keys.put("tasks", "1");
         keys.put("compression", "snappy");
         keys.put("background", "true");
+        keys.put("value", "string");
         List<Map<String, String>> runs = parsed.runs(keys);
 
         double loadBefore = loadAverage();
@@ -142,11 +143,11 @@ public final class ThroughputBench {
     /** The result table, one line per run. */
     static String table(List<Result> results) {
         StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
-                "%-5s %-8s %-6s %9s %9s %7s %7s %6s %7s %9s %9s %10s %12s %s%n", "tasks", "codec", "bg", "events/s",
+                "%-5s %-8s %-6s %-6s %9s %9s %7s %7s %6s %7s %9s %9s %10s %12s %s%n", "tasks", "codec", "bg", "value", "events/s",
                 "steady/s", "seconds", "commits", "files", "MB", "peak heap", "live heap", "GC pauses", "forks", "rows"));
         for (Result r : results) {
-            out.append(String.format(Locale.ROOT, "%-5s %-8s %-6s %,9.0f %9s %7.1f %7d %6d %7.1f %6d MB %6d MB %7.0f ms %12s %s%n",
-                    r.run.get("tasks"), r.run.get("compression"), r.run.get("background"), r.events / r.seconds,
+            out.append(String.format(Locale.ROOT, "%-5s %-8s %-6s %-6s %,9.0f %9s %7.1f %7d %6d %7.1f %6d MB %6d MB %7.0f ms %12s %s%n",
+                    r.run.get("tasks"), r.run.get("compression"), r.run.get("background"), r.run.get("value"), r.events / r.seconds,
                     Double.isNaN(r.steady) ? "n/a" : String.format(Locale.ROOT, "%,.0f", r.steady), r.seconds,
                     r.commits, r.files,
                     r.mb, r.gc.maxBefore(), r.liveAfterMb, r.gc.pauseMs(),
@@ -174,7 +175,9 @@ public final class ThroughputBench {
             Preset preset = new Preset(base.name() + "-" + index, base.config())
                     .with(table.connectorSettings()).with("tasks.max", Integer.toString(tasks))
                     .with("parquet.compression", run.get("compression"))
-                    .with("writer.background", run.get("background"));
+                    .with("writer.background", run.get("background"))
+                    .with("value.converter", run.get("value").equals("bytes")
+                            ? "org.apache.kafka.connect.converters.ByteArrayConverter" : base.config().get("value.converter"));
             System.out.println("run " + index + " " + run + ": connector " + preset.name() + ", worker log "
                     + worker.logFile());
             Instant created = Instant.now();
