@@ -42,7 +42,8 @@ import io.deltasink.testing.TableLocation;
  * <p>Options, each with one value or several separated by commas (every combination is run, against
  * the same topic, each on a table and worker of its own): {@code tasks=1,2,3} (tasks.max),
  * {@code compression=snappy,zstd} (parquet.compression), {@code background=true,false}
- * (writer.background), {@code partitions=P} (spreads the events
+ * (writer.background), {@code value=string,bytes} (the worker's StringConverter or, as the presets
+ * ship, ByteArrayConverter for the value; default bytes), {@code partitions=P} (spreads the events
  * over P table partitions, 20 device types x P/20 days, each event in another partition than the one
  * before, as a replay of many days would; without it they go to the seed's two device types on one
  * day), {@code storage=s3} (the table on an S3 server, S3Proxy on 127.0.0.1 in a JVM of its own,
@@ -91,7 +92,7 @@ public final class ThroughputBench {
         keys.put("tasks", "1");
         keys.put("compression", "snappy");
         keys.put("background", "true");
-        keys.put("value", "string");
+        keys.put("value", "bytes");
         List<Map<String, String>> runs = parsed.runs(keys);
 
         double loadBefore = loadAverage();
@@ -176,8 +177,9 @@ public final class ThroughputBench {
                     .with(table.connectorSettings()).with("tasks.max", Integer.toString(tasks))
                     .with("parquet.compression", run.get("compression"))
                     .with("writer.background", run.get("background"))
-                    .with("value.converter", run.get("value").equals("bytes")
-                            ? "org.apache.kafka.connect.converters.ByteArrayConverter" : base.config().get("value.converter"));
+                    .with("value.converter", run.get("value").equals("string")
+                            ? "org.apache.kafka.connect.storage.StringConverter"
+                            : "org.apache.kafka.connect.converters.ByteArrayConverter");
             System.out.println("run " + index + " " + run + ": connector " + preset.name() + ", worker log "
                     + worker.logFile());
             Instant created = Instant.now();

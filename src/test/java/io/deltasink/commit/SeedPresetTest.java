@@ -1,10 +1,13 @@
 package io.deltasink.commit;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -84,6 +87,12 @@ class SeedPresetTest {
         return out;
     }
 
+    /** The value as the preset's value converter (ByteArrayConverter) hands it to the task: the UTF-8 bytes. */
+    private static byte[] asPresetGivesIt(Preset preset, String json) {
+        assertEquals("org.apache.kafka.connect.converters.ByteArrayConverter", preset.config().get("value.converter"));
+        return json.getBytes(StandardCharsets.UTF_8);
+    }
+
     private void recordsMissingWhatAnEventNeedsGoToTheDeadLetterQueue(Preset preset) throws IOException {
         assertEquals(REQUIRED, Set.copyOf(List.of(preset.config().get(DeltaSinkConfig.COLUMNS_NOT_NULL).split(","))),
                 "columns.not.null of " + preset);
@@ -93,18 +102,21 @@ class SeedPresetTest {
         s.open(List.of(TP0));
         Map<String, String[]> bad = incomplete();
         List<SinkRecord> batch = new ArrayList<>();
-        batch.add(SinkRecords.of(TOPIC, 0, 0, SensorEvents.event(0).json()));
+        batch.add(SinkRecords.of(TOPIC, 0, 0, asPresetGivesIt(preset, SensorEvents.event(0).json())));
         long offset = 1;
         for (String[] b : bad.values()) {
-            batch.add(SinkRecords.of(TOPIC, 0, offset++, b[0]));
+            batch.add(SinkRecords.of(TOPIC, 0, offset++, asPresetGivesIt(preset, b[0])));
         }
-        batch.add(SinkRecords.of(TOPIC, 0, offset, SensorEvents.event(10).json()));
+        batch.add(SinkRecords.of(TOPIC, 0, offset, asPresetGivesIt(preset, SensorEvents.event(10).json())));
         s.put(batch);
         assertEquals(Map.of(TP0, new OffsetAndMetadata(offset + 1)), s.commit(Map.of()));
 
         Map<Long, String> reported = new TreeMap<>();
         for (int i = 0; i < ctx.reported.size(); i++) {
-            reported.put(ctx.reported.get(i).kafkaOffset(), ctx.reportedErrors.get(i).getMessage());
+            SinkRecord r = ctx.reported.get(i);
+            reported.put(r.kafkaOffset(), ctx.reportedErrors.get(i).getMessage());
+            assertArrayEquals((byte[]) batch.get((int) r.kafkaOffset()).value(), assertInstanceOf(byte[].class, r.value()),
+                    "the reported record holds the bytes as read");
         }
         long at = 1;
         for (Map.Entry<String, String[]> e : bad.entrySet()) {

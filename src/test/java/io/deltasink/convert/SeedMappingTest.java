@@ -2,15 +2,21 @@ package io.deltasink.convert;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
+import org.apache.kafka.connect.data.SchemaAndValue;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.storage.Converter;
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -70,6 +76,31 @@ class SeedMappingTest {
         for (Preset preset : List.of(Preset.sensorEventsLocal(), Preset.sensorEventsMinio())) {
             assertEquals(SEED_COLUMNS, preset.config().get("columns"), preset.name());
             assertEquals(SEED_NOT_NULL, Set.of(preset.config().get("columns.not.null").split(",")), preset.name());
+        }
+    }
+
+    /**
+     * The presets take the value as bytes (the connector parses the JSON text itself, the worker
+     * need not decode it to a String first): the converter a preset names, fed the UTF-8 bytes a
+     * producer wrote, hands the mapping a byte[] that gives the same row as the event's text.
+     */
+    @Test
+    void theShippedPresetsReadTheValueAsBytesToTheSameRowAsText() throws ReflectiveOperationException {
+        for (Preset preset : List.of(Preset.sensorEventsLocal(), Preset.sensorEventsMinio())) {
+            String className = preset.config().get("value.converter");
+            assertEquals("org.apache.kafka.connect.converters.ByteArrayConverter", className, preset.name());
+            Converter valueConverter = (Converter) Class.forName(className).getDeclaredConstructor().newInstance();
+            valueConverter.configure(Map.of(), false);
+            MappingConverter mapping = new MappingConverter(ColumnMapping.parse(preset.config().get("columns"),
+                    Set.of(preset.config().get("columns.not.null").split(","))), Clock.fixed(NOW, ZoneOffset.UTC));
+            for (Event e : List.of(SensorEvents.smartPlug(3), SensorEvents.doorWindow(4))) {
+                SchemaAndValue given = valueConverter.toConnectData("sensor-events", e.json().getBytes(StandardCharsets.UTF_8));
+                assertInstanceOf(byte[].class, given.value(), preset.name());
+                Object[] fromBytes = mapping.convert(
+                        new SinkRecord("sensor-events", 0, null, null, given.schema(), given.value(), 1L));
+                assertArrayEquals(convert(e.json()), fromBytes, preset.name() + " " + e);
+                assertEquals(e.deviceId(), fromBytes[0]);
+            }
         }
     }
 
