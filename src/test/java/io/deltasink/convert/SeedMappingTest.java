@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -101,6 +103,19 @@ class SeedMappingTest {
                 assertArrayEquals(convert(e.json()), fromBytes, preset.name() + " " + e);
                 assertEquals(e.deviceId(), fromBytes[0]);
             }
+            // a device id whose bytes are not UTF-8: a bad record naming its column, not a row with U+FFFD
+            byte[] notUtf8 = SensorEvents.smartPlug(5).json().replace("smart-plug", "sm\u00e4rt-plug")
+                    .getBytes(StandardCharsets.UTF_8);
+            for (int i = 0; i + 1 < notUtf8.length; i++) {
+                if (notUtf8[i] == (byte) 0xC3) {
+                    notUtf8[i + 1] = '(';
+                }
+            }
+            SchemaAndValue given = valueConverter.toConnectData("sensor-events", notUtf8);
+            RecordConversionException bad = assertThrows(RecordConversionException.class, () -> mapping.convert(
+                    new SinkRecord("sensor-events", 0, null, null, given.schema(), given.value(), 1L)));
+            assertTrue(bad.getMessage().contains("column 'device_id'") && bad.getMessage().contains("UTF-8"),
+                    bad.getMessage());
         }
     }
 
