@@ -263,6 +263,9 @@ final class E2eOutcome {
                         + "queue: " + header(r, "__connect.errors.exception.message"));
             } else if (!Arrays.equals(s.input().value(), r.value())) {
                 problems.add("dead letter of " + at + " does not hold the record's value");
+            } else if (!namesTheProblem(header(r, "__connect.errors.exception.message"), origin)) {
+                problems.add("dead letter of " + at + " (" + s.input().label() + ") does not name the record and "
+                        + "column: " + header(r, "__connect.errors.exception.message"));
             }
         }
         seen.forEach((at, n) -> {
@@ -279,6 +282,11 @@ final class E2eOutcome {
         assertTrue(problems.isEmpty(), problems.size() + " problem(s) with the dead letter queue (" + dlq.size()
                 + " dead letters, " + (sent.size() - goodByDeviceId.size()) + " bad records):\n  "
                 + String.join("\n  ", problems));
+    }
+
+    /** A bad record's error message, as the DLQ header carries it, names the record and the column. */
+    private static boolean namesTheProblem(String message, String origin) {
+        return message != null && message.contains("Cannot convert record " + origin + ", column '");
     }
 
     /** Every offset below the end offsets is exactly one row or one dead letter. */
