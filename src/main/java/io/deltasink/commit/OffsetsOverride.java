@@ -113,7 +113,8 @@ public final class OffsetsOverride {
         changes.keySet().forEach(appId -> expected.put(appId, snapshot.txnVersion(appId)));
         TableCommitter.Outcome outcome;
         try {
-            outcome = committer.commit(expected, base -> table.commitPositions(base, changes, engineInfo));
+            outcome = committer.commit(expected, new TableCommitter.Attempt(changes,
+                    base -> table.commitPositions(base, changes, engineInfo)));
         } catch (CommitOutcomeUnknownException e) {
             throw new ConnectException("Cannot tell whether the offsets of connector " + config.connectorName()
                     + " were written to the Delta table at " + table.path() + " (" + e.getMessage() + "). Send the "

@@ -251,8 +251,8 @@ final class TableBatch {
             }
             tableChecked = true;
         }
-        TableCommitter.Outcome outcome = committer.commit(expected,
-                base -> table.commitAppend(base, files, versions, engineInfo));
+        TableCommitter.Outcome outcome = committer.commit(expected, new TableCommitter.Attempt(versions,
+                base -> table.commitAppend(base, files, versions, engineInfo)));
         if (outcome instanceof TableCommitter.Fenced f) {
             deleteFiles(files); // no attempt of this batch landed: nothing references them
             return new Refused(f);

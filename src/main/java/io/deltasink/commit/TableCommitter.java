@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
+import java.util.function.ToLongFunction;
 
 import org.apache.kafka.connect.errors.RetriableException;
 import org.slf4j.Logger;
@@ -28,6 +29,13 @@ import io.deltasink.table.TableSnapshot;
  * table. If only unrelated commits landed, the commit is rebuilt on the new snapshot, with backoff,
  * up to the configured number of retries. An attempt whose outcome cannot be told
  * ({@link CommitOutcomeUnknownException}) ends the call: the caller keeps its data files.
+ *
+ * <p>Reading a txn version is a log replay per appId. After a commit of this committer landed at
+ * version V, the txn versions of V are known without one: those the commit wrote, and those the check
+ * before it read (V is built on the snapshot they were read from). They are used only while the latest
+ * snapshot is still V; once any other commit landed (another writer, offsets set through the REST
+ * API, a compaction) the version differs and they are read from the log again. A call that does not
+ * land (fenced, lost races, an exception, an unknown outcome) forgets them.
  */
 final class TableCommitter {
     private static final Logger log = LoggerFactory.getLogger(TableCommitter.class);
@@ -55,10 +63,17 @@ final class TableCommitter {
         void sleep(long ms) throws InterruptedException;
     }
 
-    /** One commit attempt on top of a snapshot; throws as {@link DeltaTable#commitAppend} does. */
-    @FunctionalInterface
-    interface Attempt {
-        long commitOn(TableSnapshot base);
+    /**
+     * What a commit writes: the txn versions, and one attempt on top of a snapshot, which returns the
+     * version it landed at and throws as {@link DeltaTable#commitAppend} does.
+     *
+     * @param writes appId -> the txn version the attempt writes
+     */
+    record Attempt(Map<String, Long> writes, ToLongFunction<TableSnapshot> commitOn) {
+        Attempt {
+            Objects.requireNonNull(writes, "writes");
+            Objects.requireNonNull(commitOn, "commitOn");
+        }
     }
 
     private final DeltaTable table;
@@ -66,6 +81,9 @@ final class TableCommitter {
     private final long backoffMs;
     private final Sleeper sleeper;
     private final Consumer<TableSnapshot> beforeAttempt;
+    /** The txn versions of table version {@code knownVersion}, as this committer's last landed commit left them. */
+    private Map<String, Optional<Long>> known = Map.of();
+    private long knownVersion = -1;
 
     TableCommitter(DeltaTable table, int maxRetries, long backoffMs, Sleeper sleeper) {
         this(table, maxRetries, backoffMs, sleeper, snapshot -> { });
@@ -89,13 +107,18 @@ final class TableCommitter {
      * @throws CommitOutcomeUnknownException   when an attempt may or may not have landed
      */
     Outcome commit(Map<String, Optional<Long>> expected, Attempt attempt) {
+        Map<String, Optional<Long>> lastKnown = known;
+        long lastKnownVersion = knownVersion;
+        forget(); // until this call lands
         for (int attempts = 0; ; attempts++) {
             TableSnapshot snapshot = table.latest().orElseThrow(() -> new IllegalStateException(
                     "the table at " + table.path() + " disappeared while the connector was writing to it"));
             Map<String, Optional<Long>> now = new HashMap<>();
             Set<String> moved = new TreeSet<>();
             for (Map.Entry<String, Optional<Long>> e : expected.entrySet()) {
-                Optional<Long> actual = snapshot.txnVersion(e.getKey());
+                Optional<Long> actual = snapshot.version() == lastKnownVersion && lastKnown.containsKey(e.getKey())
+                        ? lastKnown.get(e.getKey())
+                        : snapshot.txnVersion(e.getKey());
                 now.put(e.getKey(), actual);
                 if (!Objects.equals(actual, e.getValue())) {
                     moved.add(e.getKey());
@@ -108,7 +131,11 @@ final class TableCommitter {
             }
             beforeAttempt.accept(snapshot);
             try {
-                return new Committed(attempt.commitOn(snapshot), attempts + 1);
+                long version = attempt.commitOn().applyAsLong(snapshot);
+                if (version == snapshot.version() + 1) { // always so: an attempt never rebases
+                    remember(version, now, attempt.writes());
+                }
+                return new Committed(version, attempts + 1);
             } catch (CommitConflictException e) {
                 if (attempts >= maxRetries) {
                     throw new RetriableException("Commit to " + table.path() + " lost the race for a new version "
@@ -126,5 +153,18 @@ final class TableCommitter {
                 }
             }
         }
+    }
+
+    /** The txn versions of {@code version}, a commit of ours on a snapshot that held {@code checked}. */
+    private void remember(long version, Map<String, Optional<Long>> checked, Map<String, Long> writes) {
+        Map<String, Optional<Long>> k = new HashMap<>(checked);
+        writes.forEach((appId, v) -> k.put(appId, Optional.of(v)));
+        known = k;
+        knownVersion = version;
+    }
+
+    private void forget() {
+        known = Map.of();
+        knownVersion = -1;
     }
 }

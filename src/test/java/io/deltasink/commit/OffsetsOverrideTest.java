@@ -223,4 +223,44 @@ class OffsetsOverrideTest {
                 && e.getMessage().contains("PATCH /connectors/sensors/offsets"), e.getMessage());
         assertEquals(before, DeltaTableReader.version(table()));
     }
+    @Test
+    void aSessionThatJustCommittedIsFencedByOffsetsSetRightAfter() {
+        // the session's own commit is the latest version, so it knows its txn versions without the log
+        RecordingContext ctx = new RecordingContext(false);
+        SinkSession running = session(ctx, Map.of());
+        running.open(List.of(TP0));
+        running.put(events(0, 0, 50));
+        running.commit(Map.of());
+        running.put(events(0, 50, 10));
+        running.commit(Map.of());
+        assertEquals(Optional.of(60L), DeltaTableReader.txnVersion(table(), APP0));
+
+        override(offsets(TP0, 20L), Map.of());
+
+        running.put(events(0, 60, 10));
+        running.commit(Map.of());
+        assertEquals(Optional.of(20L), DeltaTableReader.txnVersion(table(), APP0), "the running task did not move it");
+        assertEquals(60, DeltaTableReader.readAll(table()).size(), "its batch was fenced");
+        running.put(List.of());
+        assertTrue(ctx.seeks.containsKey(TP0), "it rewinds: " + ctx.seeks);
+        running.stop();
+    }
+
+    @Test
+    void oneOverrideAppliedTwiceWritesBothRequests() {
+        firstRun();
+        Map<String, String> props = props(Map.of());
+        DeltaSinkConfig config = new DeltaSinkConfig(props);
+        StorageSettings storage = StorageSettings.from(config);
+        OffsetsOverride override = new OffsetsOverride(config, props,
+                new DeltaTable(storage.createEngine(), storage.tableUri()), "test-engine connector=sensors", ms -> { });
+        long before = DeltaTableReader.version(table());
+        override.apply(offsets(TP0, 20L));
+        // the second request builds on the first one's version: what it wrote is known, not stale
+        override.apply(Map.of(TP0, 10L, TP1, 5L));
+        assertEquals(before + 2, DeltaTableReader.version(table()));
+        assertEquals(Optional.of(10L), DeltaTableReader.txnVersion(table(), APP0));
+        assertEquals(Optional.of(5L), DeltaTableReader.txnVersion(table(), APP1));
+        storage.close();
+    }
 }

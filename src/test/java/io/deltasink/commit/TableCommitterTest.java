@@ -122,7 +122,7 @@ class TableCommitterTest {
     }
 
     private TableCommitter.Attempt append(List<DataFile> files, Map<String, Long> versions) {
-        return base -> table.commitAppend(base, files, versions, "test");
+        return new TableCommitter.Attempt(versions, base -> table.commitAppend(base, files, versions, "test"));
     }
 
     /** Every add action of the table names a file that exists, and the rows are exactly those expected. */
