@@ -102,8 +102,7 @@ final class JsonScanner extends JsonChars {
             return false;
         }
         FieldTree[] children = node.children();
-        long seen = 0;
-        boolean[] seenMany = children.length > 64 ? new boolean[children.length] : null;
+        SeenChildren seen = new SeenChildren(children.length);
         if (c[i] == '}') {
             i++;
             depth--;
@@ -126,17 +125,8 @@ final class JsonScanner extends JsonChars {
                     return false;
                 }
             } else {
-                int at = child.position();
-                if (seenMany == null) {
-                    if ((seen & 1L << at) != 0) {
-                        return false;
-                    }
-                    seen |= 1L << at;
-                } else {
-                    if (seenMany[at]) {
-                        return false;
-                    }
-                    seenMany[at] = true;
+                if (!seen.first(child.position())) {
+                    return false;
                 }
                 if (!field(child)) {
                     return false;

@@ -142,8 +142,7 @@ final class StreamingPaths {
 
         private boolean object(FieldTree node, JsonParser p) throws IOException {
             FieldTree[] children = node.children();
-            long seen = 0;
-            boolean[] seenMany = children.length > 64 ? new boolean[children.length] : null;
+            SeenChildren seen = new SeenChildren(children.length);
             for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
                 FieldTree child = node.child(p.currentName());
                 JsonToken v = p.nextToken();
@@ -151,17 +150,8 @@ final class StreamingPaths {
                     p.skipChildren();
                     continue;
                 }
-                int at = child.position();
-                if (seenMany == null) {
-                    if ((seen & 1L << at) != 0) {
-                        return false;
-                    }
-                    seen |= 1L << at;
-                } else {
-                    if (seenMany[at]) {
-                        return false;
-                    }
-                    seenMany[at] = true;
+                if (!seen.first(child.position())) {
+                    return false;
                 }
                 if (!field(child, p, v)) {
                     return false;
