@@ -253,19 +253,20 @@ public final class BackgroundWriter implements AutoCloseable {
 
     private void throwFailure() throws IOException {
         Throwable e = failure.get();
-        if (e == null) {
-            return;
+        if (e != null) {
+            throw asThrown(e);
         }
-        if (e instanceof IOException io) {
-            throw io;
-        }
+    }
+
+    /** Throws {@code e} when unchecked; otherwise the IOException to throw for it. */
+    private static IOException asThrown(Throwable e) {
         if (e instanceof RuntimeException r) {
             throw r;
         }
         if (e instanceof Error err) {
             throw err;
         }
-        throw new IOException(e);
+        return e instanceof IOException io ? io : new IOException(e);
     }
 
     /**
@@ -290,17 +291,7 @@ public final class BackgroundWriter implements AutoCloseable {
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (ExecutionException e) {
-                    Throwable cause = e.getCause();
-                    if (cause instanceof IOException io) {
-                        throw io;
-                    }
-                    if (cause instanceof RuntimeException r) {
-                        throw r;
-                    }
-                    if (cause instanceof Error err) {
-                        throw err;
-                    }
-                    throw new IOException(cause);
+                    throw asThrown(e.getCause());
                 }
             }
         } finally {
