@@ -1,25 +1,16 @@
 package io.deltasink.table;
 
-import io.delta.kernel.data.ColumnVector;
-import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
-import io.delta.kernel.engine.ExpressionHandler;
-import io.delta.kernel.engine.FileReadResult;
-import io.delta.kernel.engine.FileSystemClient;
 import io.delta.kernel.engine.JsonHandler;
-import io.delta.kernel.engine.MetricsReporter;
 import io.delta.kernel.engine.ParquetHandler;
 import io.delta.kernel.expressions.Column;
-import io.delta.kernel.expressions.Predicate;
-import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.DataFileStatus;
-import io.delta.kernel.utils.FileStatus;
+import io.deltasink.testing.DelegatingEngine;
 import java.io.IOException;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -27,15 +18,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * writes a given commit file (the deterministic way to lose a commit race), and Parquet writes
  * (checkpoints) can be made to fail.
  */
-final class TestEngine implements Engine {
-    private final Engine delegate;
+final class TestEngine extends DelegatingEngine {
     private String raceFileName;
     private Runnable rival;
     private boolean failParquetWrites;
     private final AtomicBoolean raced = new AtomicBoolean();
 
     private TestEngine(Engine delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     static TestEngine wrapping(Engine delegate) {
@@ -56,37 +46,15 @@ final class TestEngine implements Engine {
     }
 
     @Override
-    public ExpressionHandler getExpressionHandler() {
-        return delegate.getExpressionHandler();
-    }
-
-    @Override
-    public FileSystemClient getFileSystemClient() {
-        return delegate.getFileSystemClient();
-    }
-
-    @Override
-    public List<MetricsReporter> getMetricsReporters() {
-        return delegate.getMetricsReporters();
-    }
-
-    @Override
     public ParquetHandler getParquetHandler() {
         ParquetHandler parquet = delegate.getParquetHandler();
         if (!failParquetWrites) {
             return parquet;
         }
-        return new ParquetHandler() {
-            @Override
-            public CloseableIterator<FileReadResult> readParquetFiles(CloseableIterator<FileStatus> fileIter,
-                                                                      StructType physicalSchema,
-                                                                      Optional<Predicate> predicate) throws IOException {
-                return parquet.readParquetFiles(fileIter, physicalSchema, predicate);
-            }
-
+        return new Parquet(parquet) {
             @Override
             public CloseableIterator<DataFileStatus> writeParquetFiles(String directoryPath,
-                                                                       CloseableIterator<FilteredColumnarBatch> dataIter,
+                                                                       CloseableIterator<FilteredColumnarBatch> data,
                                                                        List<Column> statsColumns) throws IOException {
                 throw new IOException("test: Parquet writes fail");
             }
@@ -101,28 +69,14 @@ final class TestEngine implements Engine {
 
     @Override
     public JsonHandler getJsonHandler() {
-        JsonHandler json = delegate.getJsonHandler();
-        return new JsonHandler() {
-            @Override
-            public ColumnarBatch parseJson(ColumnVector jsonStringVector, StructType outputSchema,
-                                           Optional<ColumnVector> selectionVector) {
-                return json.parseJson(jsonStringVector, outputSchema, selectionVector);
-            }
-
-            @Override
-            public CloseableIterator<ColumnarBatch> readJsonFiles(CloseableIterator<FileStatus> fileIter,
-                                                                  StructType physicalSchema,
-                                                                  Optional<Predicate> predicate) throws IOException {
-                return json.readJsonFiles(fileIter, physicalSchema, predicate);
-            }
-
+        return new Json(delegate.getJsonHandler()) {
             @Override
             public void writeJsonFileAtomically(String filePath, CloseableIterator<Row> data, boolean overwrite)
                     throws IOException {
                 if (raceFileName != null && filePath.endsWith("/" + raceFileName) && raced.compareAndSet(false, true)) {
                     rival.run();
                 }
-                json.writeJsonFileAtomically(filePath, data, overwrite);
+                super.writeJsonFileAtomically(filePath, data, overwrite);
             }
         };
     }
