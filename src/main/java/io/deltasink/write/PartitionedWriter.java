@@ -48,6 +48,8 @@ import io.deltasink.model.RowSchema;
  */
 public final class PartitionedWriter {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionedWriter.class);
+    /** Partition keys remembered with the values they were made from (see {@code recentKeys}). */
+    static final int RECENT_KEYS = 8;
     /** Table partitions whose columns without a dictionary are remembered (a few hundred bytes each). */
     static final int LEARNED_PARTITIONS = 4096;
 
@@ -81,9 +83,15 @@ public final class PartitionedWriter {
             return size() > LEARNED_PARTITIONS;
         }
     };
-    /** The partition values of the last key made, and that key. */
-    private final Object[] lastPartitionValues;
-    private List<String> lastKey;
+    /**
+     * The last {@link #RECENT_KEYS} partition keys made and the partition values each was made from,
+     * most recent at {@code recentNext - 1}: rows of a batch mostly come from a few table partitions
+     * taking turns (device types), and a key found here is neither formatted again nor a new list
+     * (the same list also finds its partition by identity in the hash map).
+     */
+    private final Object[][] recentValues;
+    private final List<?>[] recentKeys;
+    private int recentNext;
     /** The partition a row was last buffered for, while it is in {@link #partitions}. */
     private Partition lastPartition;
     private int openFiles;
@@ -116,7 +124,8 @@ public final class PartitionedWriter {
         this.partitionIndexes = spec.partitionIndexes();
         this.dataColumns = spec.dataColumns();
         this.dataIndexes = spec.dataIndexes();
-        this.lastPartitionValues = new Object[partitionIndexes.length];
+        this.recentValues = new Object[RECENT_KEYS][partitionIndexes.length];
+        this.recentKeys = new List<?>[RECENT_KEYS];
         this.statsColumns = dataColumns.subList(0, Math.min(settings.statsColumns(), dataColumns.size()));
         this.rowColumns = new RowColumns(dataColumns, dataIndexes);
         this.fs = root.getFileSystem(conf);
@@ -287,12 +296,19 @@ public final class PartitionedWriter {
         return PartitionFormat.directory(partitionColumns, key, directoryBytes - fileNameBytes);
     }
 
+    @SuppressWarnings("unchecked")
     private List<String> partitionKey(Object[] row) {
         if (partitionIndexes.length == 0) {
             return List.of();
         }
-        if (lastKey != null && samePartitionValues(row)) {
-            return lastKey; // rows of a batch mostly share their partition: no new key, no date formatted
+        for (int n = 0, slot = recentNext; n < RECENT_KEYS; n++) {
+            slot = (slot == 0 ? RECENT_KEYS : slot) - 1;
+            if (recentKeys[slot] == null) {
+                break;
+            }
+            if (samePartitionValues(row, recentValues[slot])) {
+                return (List<String>) recentKeys[slot]; // no new key, no date formatted
+            }
         }
         String[] values = new String[partitionIndexes.length];
         for (int i = 0; i < values.length; i++) {
@@ -304,20 +320,23 @@ public final class PartitionedWriter {
             }
         }
         List<String> key = Collections.unmodifiableList(Arrays.asList(values));
+        Object[] made = recentValues[recentNext];
         for (int i = 0; i < partitionIndexes.length; i++) {
-            lastPartitionValues[i] = row[partitionIndexes[i]];
+            made[i] = row[partitionIndexes[i]];
         }
-        lastKey = key;
+        recentKeys[recentNext] = key;
+        recentNext = (recentNext + 1) % RECENT_KEYS;
         return key;
     }
 
     /**
-     * Whether the row's partition values equal those of the last key made: equal values (strings,
-     * boxed numbers, decimals of the column's scale, which RowChecker ensures) serialize alike.
+     * Whether the row's partition values equal {@code values}, those a key was made from: equal values
+     * (strings, boxed numbers, decimals of the column's scale, which RowChecker ensures) serialize
+     * alike; -0.0 and 0.0, which name different folders, are not equal.
      */
-    private boolean samePartitionValues(Object[] row) {
+    private boolean samePartitionValues(Object[] row, Object[] values) {
         for (int i = 0; i < partitionIndexes.length; i++) {
-            if (!Objects.equals(row[partitionIndexes[i]], lastPartitionValues[i])) {
+            if (!Objects.equals(row[partitionIndexes[i]], values[i])) {
                 return false;
             }
         }
