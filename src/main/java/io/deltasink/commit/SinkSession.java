@@ -43,13 +43,13 @@ public final class SinkSession {
 
     private final DeltaSinkConfig config;
     private final StorageSettings storage;
-    private final SinkTaskContext context;
     private final Clock clock;
     private final BadRecords badRecords;
     private final SinkMetrics metrics;
     private final Assignment assignment;
     private final TableBatch batch;
     private final Recovery recovery;
+    private final EarlyCommit earlyCommit;
     private long landed;
 
     /**
@@ -62,13 +62,13 @@ public final class SinkSession {
                        SinkTaskContext context, Clock clock, TableCommitter.Sleeper sleeper, String engineInfo) {
         this.config = config;
         this.storage = storage;
-        this.context = context;
         this.clock = clock;
         this.metrics = PluginSinkMetrics.of(context);
         this.badRecords = new BadRecords(config.toleratesErrors(), errantReporter(context));
         this.assignment = new Assignment(config, context, metrics, storage.tableUri());
         this.batch = new TableBatch(config, storage, converterFactory, badRecords, metrics, clock, sleeper, engineInfo);
         this.recovery = new Recovery(new Failures(StorageErrors.of(config)), context, config.retryBackoffMs());
+        this.earlyCommit = new EarlyCommit(context, config.flushMaxRecords());
         if (!config.s3ConditionalWrites() && StorageErrors.onS3(storage.tableUri())) {
             log.warn("{}=false: commits to {} use Delta's single-JVM S3 log store, without conditional writes. Only ONE "
                     + "connector task in ONE worker may write this table (tasks.max=1, no other writer), or commits can "
@@ -174,9 +174,7 @@ public final class SinkSession {
             throw writeFailed(e, List.of());
         }
         assignment.seekPending();
-        if (config.flushMaxRecords() > 0 && batch.rowsBuffered() >= config.flushMaxRecords()) {
-            context.requestCommit();
-        }
+        earlyCommit.afterPut(list.size(), batch.rowsBuffered());
     }
 
     /** Drops the batch after rows could not be written; returns what put() throws. */
