@@ -113,7 +113,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
     public static final String FLUSH_MAX_RECORDS = "flush.max.records";
     static final String FLUSH_MAX_RECORDS_DOC = "Ask the worker for an early commit once this many rows are "
-            + "buffered (0: commit only every offset.flush.interval.ms of the worker).";
+            + "buffered, and once the consumer has caught up with a backlog while at least a tenth of this many "
+            + "rows wait (0: commit only every offset.flush.interval.ms of the worker).";
     static final int FLUSH_MAX_RECORDS_DEFAULT = 100_000;
 
     public static final String FILE_TARGET_BYTES = "file.target.bytes";
