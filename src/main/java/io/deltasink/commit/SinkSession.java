@@ -149,8 +149,8 @@ public final class SinkSession {
             }
             // Throwing here would kill the task: the next put() reads the positions (the worker waits between tries)
             route.assignment.defer(partitions);
-            log.warn("Assigned {} but cannot read their positions from the table {} yet: {}; no record of them is "
-                    + "taken until the table answers", partitions, route.tableUri, recovery.describe(e), e);
+            log.warn("Assigned {} but cannot read their positions from the table yet: {}; no record of them is "
+                    + "taken until the table answers", partitions, recovery.describe(e), e);
             return;
         }
         route.assignment.seek(seeks);
@@ -169,8 +169,8 @@ public final class SinkSession {
             if (stopsTheTask(e)) {
                 throw recovery.fatal();
             }
-            log.warn("Still cannot read the positions of {} from the table {}: {}", route.assignment.unresolved(),
-                    route.tableUri, recovery.describe(e));
+            log.warn("Still cannot read the positions of {} from the table: {}", route.assignment.unresolved(),
+                    recovery.describe(e));
             throw retry(e);
         }
         route.assignment.resolved(seeks);
@@ -182,8 +182,8 @@ public final class SinkSession {
             if (route.hasPendingWork()) {
                 // The commit before close did not happen or failed: drop the batch, the table's offsets
                 // (what the next owner resumes from) are unaffected; partitions we keep are rewound.
-                log.warn("Closing {} with an uncommitted batch of {} rows for {}: dropping it; the records will be "
-                        + "read again", partitions, route.batch.rowsBuffered(), route.tableUri);
+                log.warn("Closing {} with an uncommitted batch of {} rows: dropping it; the records will be read again",
+                        partitions, route.batch.rowsBuffered());
                 route.discard(List.of());
             }
         }

@@ -66,8 +66,8 @@ final class TableRoute {
         if (result instanceof TableBatch.Refused r) {
             var seeks = assignment.fenced(txn, r.fenced());
             metrics.fenced();
-            log.warn("Batch for {} dropped: another writer committed these partitions first (table version {}); "
-                    + "resuming from the table at {}", tableUri, r.fenced().tableVersion(), seeks);
+            log.warn("Batch dropped: another writer committed these partitions first (table version {}); "
+                    + "resuming from the table at {}", r.fenced().tableVersion(), seeks);
             return Outcome.FENCED;
         }
         return Outcome.NOTHING; // only offsets moved while there is no table yet: they wait for the first rows
