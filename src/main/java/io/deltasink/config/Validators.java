@@ -81,6 +81,12 @@ final class Validators {
                     throw new ConfigException(name, value, "must name a folder before " + DeltaSinkConfig.TOPIC_VARIABLE
                             + ", e.g. /data/delta/${topic} or s3a://bucket/delta/${topic}");
                 }
+                for (String segment : v.split("/")) {
+                    if (segment.equals(".") || segment.equals("..")) {
+                        throw new ConfigException(name, value, "may not hold '.' or '..' folders with "
+                                + DeltaSinkConfig.TOPIC_VARIABLE + ": every table must stay under the folder before it");
+                    }
+                }
             }
         }
 

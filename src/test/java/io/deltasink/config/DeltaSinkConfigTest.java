@@ -105,7 +105,7 @@ class DeltaSinkConfigTest {
     void aTableLocationTemplateNeedsAFolderBeforeTheTopicAndNoOtherVariable() {
         Map<String, String> p = base();
         for (String bad : List.of("${topic}", "s3a://${topic}", "s3a://bucket${topic}", "/data/${topic}/${partition}",
-                "/data/${connector}")) {
+                "/data/${connector}", "/data/${topic}/../../etc", "/data/../${topic}", "/data/${topic}/./t")) {
             p.put(DeltaSinkConfig.TABLE_LOCATION, bad);
             assertThrows(ConfigException.class, () -> new DeltaSinkConfig(p), bad);
         }
