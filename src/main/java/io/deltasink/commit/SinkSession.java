@@ -308,10 +308,12 @@ public final class SinkSession {
      * they touched and those of {@code unread}.
      */
     private void discardAll(List<SinkRecord> unread) {
+        Map<TableRoute, List<SinkRecord>> unreadByRoute = new HashMap<>();
+        for (SinkRecord r : unread) {
+            unreadByRoute.computeIfAbsent(route(r.topic()), k -> new ArrayList<>()).add(r);
+        }
         for (TableRoute route : routes.values()) {
-            List<SinkRecord> its = routes.size() == 1 ? unread
-                    : unread.stream().filter(r -> route(r.topic()) == route).toList();
-            route.discard(its);
+            route.discard(unreadByRoute.getOrDefault(route, List.of()));
         }
     }
 
