@@ -61,6 +61,8 @@ public final class SinkSession {
     /** table location -> its route, in the order the tables were first used */
     private final Map<String, TableRoute> routes = new LinkedHashMap<>();
     private final Map<String, TableRoute> byTopic = new HashMap<>();
+    /** The one route when table.location has no ${topic}, else null. */
+    private final TableRoute single;
 
     /**
      * @param storage          the table's storage; with {@code ${topic}} in table.location the folder
@@ -82,8 +84,9 @@ public final class SinkSession {
         this.engineInfo = engineInfo;
         this.metrics = PluginSinkMetrics.of(context);
         this.badRecords = new BadRecords(config.toleratesErrors(), errantReporter(context));
-        if (!config.tablePerTopic()) {
-            routes.put(storage.tableUri(), newRoute(storage));
+        this.single = config.tablePerTopic() ? null : newRoute(storage);
+        if (single != null) {
+            routes.put(storage.tableUri(), single);
         }
         this.recovery = new Recovery(new Failures(StorageErrors.of(config)), context, config.retryBackoffMs());
         if (!config.s3ConditionalWrites() && StorageErrors.onS3(storage.tableUri())) {
@@ -110,14 +113,13 @@ public final class SinkSession {
 
     /** The route of a topic's table, made on first use (its table is created when the columns are known). */
     private TableRoute route(String topic) {
+        if (single != null) {
+            return single;
+        }
         TableRoute route = byTopic.get(topic);
         if (route == null) {
-            if (!config.tablePerTopic()) {
-                route = routes.values().iterator().next();
-            } else {
-                StorageSettings tableStorage = storage.at(config.tableLocation(topic));
-                route = routes.computeIfAbsent(tableStorage.tableUri(), uri -> newRoute(tableStorage));
-            }
+            StorageSettings tableStorage = storage.at(config.tableLocation(topic));
+            route = routes.computeIfAbsent(tableStorage.tableUri(), uri -> newRoute(tableStorage));
             byTopic.put(topic, route);
         }
         return route;
