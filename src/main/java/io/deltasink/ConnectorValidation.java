@@ -30,6 +30,7 @@ final class ConnectorValidation {
     static void check(Map<String, String> props, Config config) {
         checkStorage(props, config);
         checkCompactionTrigger(props, config);
+        checkMaintenanceRoutes(props, config);
         if (!hasErrors(config, DeltaSinkConfig.COLUMNS, DeltaSinkConfig.COLUMNS_NOT_NULL,
                 DeltaSinkConfig.PARTITION_COLUMNS)) {
             checkMapping(props, config);
@@ -131,6 +132,21 @@ final class ConnectorValidation {
             value(config, DeltaSinkConfig.COMPACTION_INTERVAL_MS).ifPresent(v -> v.addErrorMessage(
                     "compaction would never run: set this or " + DeltaSinkConfig.COMPACTION_INTERVAL_COMMITS
                             + " above 0, or " + DeltaSinkConfig.COMPACTION_ENABLED + "=false"));
+        }
+    }
+
+    /** Automatic maintenance is not offered with a table per topic yet. */
+    private static void checkMaintenanceRoutes(Map<String, String> props, Config config) {
+        DeltaSinkConfig parsed;
+        try {
+            parsed = new DeltaSinkConfig(props);
+        } catch (RuntimeException e) {
+            return; // reported on its field already
+        }
+        String problem = parsed.maintenanceProblem();
+        if (problem != null) {
+            value(config, parsed.compactionEnabled() ? DeltaSinkConfig.COMPACTION_ENABLED
+                    : DeltaSinkConfig.VACUUM_ENABLED).ifPresent(v -> v.addErrorMessage(problem));
         }
     }
 

@@ -14,7 +14,6 @@ import org.apache.kafka.connect.sink.SinkConnector;
 import io.deltasink.commit.OffsetsOverride;
 import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.storage.StorageSettings;
-import io.deltasink.table.DeltaTable;
 
 /** Kafka Connect sink connector writing one Delta Lake table, exactly once. */
 public class DeltaSinkConnector extends SinkConnector {
@@ -73,9 +72,8 @@ public class DeltaSinkConnector extends SinkConnector {
     public boolean alterOffsets(Map<String, String> connectorConfig, Map<TopicPartition, Long> offsets) {
         DeltaSinkConfig config = new DeltaSinkConfig(connectorConfig);
         try (StorageSettings storage = StorageSettings.from(config)) {
-            DeltaTable table = new DeltaTable(storage.createEngine(), storage.tableUri());
-            new OffsetsOverride(config, connectorConfig, table, Version.engineInfo(config.connectorName()),
-                    Thread::sleep).apply(offsets);
+            OffsetsOverride.applyPerTable(config, connectorConfig, storage, Version.engineInfo(config.connectorName()),
+                    Thread::sleep, offsets);
         }
         return true;
     }

@@ -6,6 +6,7 @@ import java.util.Map;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 
@@ -34,6 +35,9 @@ public class DeltaSinkTask extends SinkTask {
     @Override
     public void start(Map<String, String> props) {
         DeltaSinkConfig config = new DeltaSinkConfig(props);
+        if (config.maintenanceProblem() != null) {
+            throw new ConfigException(config.maintenanceProblem());
+        }
         storage = StorageSettings.from(config);
         Clock clock = Clock.systemUTC();
         session = new SinkSession(config, storage, Converters.factory(config, clock), context, clock, Thread::sleep,

@@ -51,6 +51,23 @@ class DeltaSinkConnectorTest {
     }
 
     @Test
+    void aTablePerTopicWithTopicsRegexValidatesWithoutAutomaticMaintenance() throws Exception {
+        Map<String, String> props = presetConfig();
+        props.remove("topics");
+        props.put("topics.regex", "sensor-.*");
+        props.put("errors.deadletterqueue.topic.name", "dlq-sensors");
+        props.put("table.location", "/tmp/delta/${topic}");
+        Config config = new DeltaSinkConnector().validate(props);
+        List<String> errs = errors(config, "compaction.enabled");
+        assertEquals(1, errs.size(), config.configValues().toString());
+        assertTrue(errs.get(0).contains("${topic}"), errs.get(0));
+        props.put("compaction.enabled", "false");
+        props.put("vacuum.enabled", "false");
+        config = new DeltaSinkConnector().validate(props);
+        assertEquals(0, errorCount(config), config.configValues().toString());
+    }
+
+    @Test
     void partitionColumnMustBeAColumn() throws Exception {
         Map<String, String> props = presetConfig();
         props.put("partition.columns", "device_type,event_day");

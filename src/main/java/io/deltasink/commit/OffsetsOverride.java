@@ -1,6 +1,7 @@
 package io.deltasink.commit;
 
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -16,6 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.deltasink.config.DeltaSinkConfig;
+import io.deltasink.storage.StorageSettings;
 import io.deltasink.table.CommitOutcomeUnknownException;
 import io.deltasink.table.DeltaTable;
 import io.deltasink.table.TableSnapshot;
@@ -66,6 +68,36 @@ public final class OffsetsOverride {
             this.connectorTopic = t -> true;
             this.topicsSetting = "(no topics configured)";
         }
+    }
+
+    /**
+     * Writes the positions into the tables that hold them: the one table, or with {@code ${topic}} in
+     * table.location each topic's table (one commit per table, in the order of their locations; a
+     * failure stops at that table, and sending the request again writes only what is still missing).
+     *
+     * @param storage the connector's storage (with {@code ${topic}}: the folder of its tables)
+     */
+    public static void applyPerTable(DeltaSinkConfig config, Map<String, String> props, StorageSettings storage,
+                                     String engineInfo, TableCommitter.Sleeper sleeper,
+                                     Map<TopicPartition, Long> offsets) {
+        if (!config.tablePerTopic()) {
+            new OffsetsOverride(config, props, new DeltaTable(storage.createEngine(), storage.tableUri()), engineInfo,
+                    sleeper).apply(offsets);
+            return;
+        }
+        if (offsets.isEmpty()) {
+            throw new ConnectException("Cannot reset the offsets of connector " + config.connectorName()
+                    + ": its consumer group has no committed offsets, so the worker named no partition to reset, "
+                    + "but the Delta tables under " + storage.tableUri() + " may hold positions the connector would "
+                    + "resume from. Reset partitions explicitly with PATCH /connectors/" + config.connectorName()
+                    + "/offsets and the offsets to start from, e.g. {\"offsets\": [{\"partition\": "
+                    + "{\"kafka_topic\": \"<topic>\", \"kafka_partition\": 0}, \"offset\": {\"kafka_offset\": 0}}]}");
+        }
+        Map<String, Map<TopicPartition, Long>> perTable = new TreeMap<>();
+        offsets.forEach((tp, offset) -> perTable.computeIfAbsent(
+                storage.at(config.tableLocation(tp.topic())).tableUri(), t -> new HashMap<>()).put(tp, offset));
+        perTable.forEach((uri, tableOffsets) -> new OffsetsOverride(config, props,
+                new DeltaTable(storage.createEngine(), uri), engineInfo, sleeper).apply(tableOffsets));
     }
 
     /**

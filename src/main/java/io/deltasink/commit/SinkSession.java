@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -24,14 +26,19 @@ import io.deltasink.storage.StorageErrors;
 import io.deltasink.storage.StorageSettings;
 
 /**
- * One task's write pipeline: records -> rows -> Parquet files -> one Delta commit per flush,
- * with each Kafka partition's next offset stored in the same commit. It ties together the Kafka
- * side ({@link Assignment}: positions, seeks, who else writes), the table side ({@link TableBatch}:
- * rows, files, the commit) and what failures leave behind ({@link Recovery}).
+ * One task's write pipeline: records -> rows -> Parquet files -> one Delta commit per table and
+ * flush, with each Kafka partition's next offset stored in the same commit. It is the task-level
+ * router: it owns the Kafka side of the task (the assignment handed to each table, the seeks
+ * handed to the worker, bad records, what failures leave behind in {@link Recovery}) and hands each
+ * record to the {@link TableRoute} of its table ({@link TableBatch}: rows, files, the commit; and
+ * that table's {@link Assignment}: the positions of the partitions feeding it). With {@code ${topic}}
+ * in table.location each topic has a table of its own; without it there is one route.
  *
  * <p>Records below a partition's table position, or below what the batch already holds, are
  * skipped, so a redelivery never duplicates. Whenever buffered work must be dropped (storage
  * failure, lost fencing), the consumer is rewound to the table's positions, so nothing is lost.
+ * A table whose commit fails or is fenced drops only its own batch and rewinds only its own
+ * partitions; the other tables' batches land.
  *
  * <p>Failures follow {@link Failures}: a permanent one stops the task with a message naming the
  * setting to fix; a transient one makes {@code put()} throw {@link RetriableException} after
@@ -43,30 +50,45 @@ public final class SinkSession {
 
     private final DeltaSinkConfig config;
     private final StorageSettings storage;
+    private final ConverterFactory converterFactory;
+    private final SinkTaskContext context;
     private final Clock clock;
+    private final TableCommitter.Sleeper sleeper;
+    private final String engineInfo;
     private final BadRecords badRecords;
     private final SinkMetrics metrics;
-    private final Assignment assignment;
-    private final TableBatch batch;
     private final Recovery recovery;
     private final EarlyCommit earlyCommit;
-    private long landed;
+    /** table location -> its route, in the order the tables were first used */
+    private final Map<String, TableRoute> routes = new LinkedHashMap<>();
+    private final Map<String, TableRoute> byTopic = new HashMap<>();
+    /** The one route when table.location has no ${topic}, else null. */
+    private final TableRoute single;
 
     /**
+     * @param storage          the table's storage; with {@code ${topic}} in table.location the folder
+     *                         of the tables, each table's storage then a view of it ({@link StorageSettings#at})
      * @param converterFactory gives the converter: first called with null, which gives the converter
      *                         of a configured mapping or null in "auto" mode; in auto mode the
      *                         converter then comes from the existing table's columns, else from the
-     *                         first record (one that gives no columns is a bad record)
+     *                         first record (one that gives no columns is a bad record); each table
+     *                         has a converter of its own
      */
     public SinkSession(DeltaSinkConfig config, StorageSettings storage, ConverterFactory converterFactory,
                        SinkTaskContext context, Clock clock, TableCommitter.Sleeper sleeper, String engineInfo) {
         this.config = config;
         this.storage = storage;
+        this.converterFactory = converterFactory;
+        this.context = context;
         this.clock = clock;
+        this.sleeper = sleeper;
+        this.engineInfo = engineInfo;
         this.metrics = PluginSinkMetrics.of(context);
         this.badRecords = new BadRecords(config.toleratesErrors(), errantReporter(context));
-        this.assignment = new Assignment(config, context, metrics, storage.tableUri());
-        this.batch = new TableBatch(config, storage, converterFactory, badRecords, metrics, clock, sleeper, engineInfo);
+        this.single = config.tablePerTopic() ? null : newRoute(storage);
+        if (single != null) {
+            routes.put(storage.tableUri(), single);
+        }
         this.recovery = new Recovery(new Failures(StorageErrors.of(config)), context, config.retryBackoffMs());
         this.earlyCommit = new EarlyCommit(context, config.flushMaxRecords());
         if (!config.s3ConditionalWrites() && StorageErrors.onS3(storage.tableUri())) {
@@ -84,23 +106,58 @@ public final class SinkSession {
         }
     }
 
+    private TableRoute newRoute(StorageSettings tableStorage) {
+        return new TableRoute(tableStorage.tableUri(),
+                new Assignment(config, context, metrics, tableStorage.tableUri()),
+                new TableBatch(config, tableStorage, converterFactory, badRecords, metrics, clock, sleeper, engineInfo),
+                metrics, clock);
+    }
+
+    /** The route of a topic's table, made on first use (its table is created when the columns are known). */
+    private TableRoute route(String topic) {
+        if (single != null) {
+            return single;
+        }
+        TableRoute route = byTopic.get(topic);
+        if (route == null) {
+            StorageSettings tableStorage = storage.at(config.tableLocation(topic));
+            route = routes.computeIfAbsent(tableStorage.tableUri(), uri -> newRoute(tableStorage));
+            byTopic.put(topic, route);
+        }
+        return route;
+    }
+
+    private Map<TableRoute, List<TopicPartition>> byRoute(Collection<TopicPartition> partitions) {
+        Map<TableRoute, List<TopicPartition>> out = new LinkedHashMap<>();
+        for (TopicPartition tp : partitions) {
+            out.computeIfAbsent(route(tp.topic()), r -> new ArrayList<>()).add(tp);
+        }
+        return out;
+    }
+
     // ---- assignment -------------------------------------------------------------------------
 
     public void open(Collection<TopicPartition> partitions) {
+        for (Map.Entry<TableRoute, List<TopicPartition>> e : byRoute(partitions).entrySet()) {
+            open(e.getKey(), e.getValue());
+        }
+    }
+
+    private void open(TableRoute route, List<TopicPartition> partitions) {
         Map<TopicPartition, Long> seeks;
         try {
-            seeks = assignment.place(partitions, batch.readTable()); // reading the positions may fail too
+            seeks = route.assignment.place(partitions, route.batch.readTable()); // reading the positions may fail too
         } catch (RuntimeException e) {
             if (stopsTheTask(e)) {
                 throw recovery.fatal();
             }
             // Throwing here would kill the task: the next put() reads the positions (the worker waits between tries)
-            assignment.defer(partitions);
+            route.assignment.defer(partitions);
             log.warn("Assigned {} but cannot read their positions from the table yet: {}; no record of them is "
                     + "taken until the table answers", partitions, recovery.describe(e), e);
             return;
         }
-        assignment.seek(seeks);
+        route.assignment.seek(seeks);
     }
 
     /**
@@ -108,35 +165,37 @@ public final class SinkSession {
      * the rewinds are handed to the worker at the end of this put() and records ahead of them are
      * skipped meanwhile. Throws while storage stays down.
      */
-    private void resolvePositions() {
+    private void resolvePositions(TableRoute route) {
         Map<TopicPartition, Long> seeks;
         try {
-            seeks = assignment.place(assignment.unresolved(), batch.readTable());
+            seeks = route.assignment.place(route.assignment.unresolved(), route.batch.readTable());
         } catch (RuntimeException e) {
             if (stopsTheTask(e)) {
                 throw recovery.fatal();
             }
-            log.warn("Still cannot read the positions of {} from the table: {}", assignment.unresolved(),
+            log.warn("Still cannot read the positions of {} from the table: {}", route.assignment.unresolved(),
                     recovery.describe(e));
             throw retry(e);
         }
-        assignment.resolved(seeks);
+        route.assignment.resolved(seeks);
         recovery.recovered();
     }
 
     public void close(Collection<TopicPartition> partitions) {
-        if (hasPendingWork()) {
-            // The commit before close did not happen or failed: drop the batch, the table's offsets
-            // (what the next owner resumes from) are unaffected; partitions we keep are rewound.
-            log.warn("Closing {} with an uncommitted batch of {} rows: dropping it; the records will be read again",
-                    partitions, batch.rowsBuffered());
-            discardBatch(List.of());
+        for (TableRoute route : routes.values()) {
+            if (route.hasPendingWork()) {
+                // The commit before close did not happen or failed: drop the batch, the table's offsets
+                // (what the next owner resumes from) are unaffected; partitions we keep are rewound.
+                log.warn("Closing {} with an uncommitted batch of {} rows: dropping it; the records will be read again",
+                        partitions, route.batch.rowsBuffered());
+                route.discard(List.of());
+            }
         }
-        assignment.unassign(partitions);
+        byRoute(partitions).forEach((route, tps) -> route.assignment.unassign(tps));
     }
 
     public void stop() {
-        batch.close();
+        routes.values().forEach(r -> r.batch.close());
     }
 
     // ---- records ------------------------------------------------------------------------------
@@ -149,35 +208,45 @@ public final class SinkSession {
         if (later != null) {
             throw retry(later); // the records are delivered again after the worker's wait
         }
-        if (!assignment.unresolved().isEmpty()) {
-            resolvePositions();
+        for (TableRoute route : routes.values()) {
+            if (!route.assignment.unresolved().isEmpty()) {
+                resolvePositions(route);
+            }
         }
         List<SinkRecord> list = records instanceof List<SinkRecord> l ? l : new ArrayList<>(records);
         for (int i = 0; i < list.size(); i++) {
             SinkRecord record = list.get(i);
             TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
             long offset = record.kafkaOffset();
-            if (!assignment.admit(tp, offset)) {
+            TableRoute route = route(record.topic());
+            if (!route.assignment.admit(tp, offset)) {
                 log.trace("Skipping {}@{}: already in the table or the batch, or ahead of a rewind", tp, offset);
                 continue;
             }
             try {
-                batch.accept(record);
+                route.batch.accept(record);
             } catch (IOException | RuntimeException e) {
                 throw writeFailed(e, list.subList(i, list.size()));
             }
-            assignment.taken(tp, offset);
+            route.assignment.taken(tp, offset);
         }
-        try {
-            batch.drain(); // a failure writing this put's rows fails this put
-        } catch (IOException | RuntimeException e) {
-            throw writeFailed(e, List.of());
+        long largest = 0;
+        for (TableRoute route : routes.values()) {
+            try {
+                route.batch.drain(); // a failure writing this put's rows fails this put
+            } catch (IOException | RuntimeException e) {
+                throw writeFailed(e, List.of());
+            }
+            largest = Math.max(largest, route.batch.rowsBuffered());
         }
-        assignment.seekPending();
-        earlyCommit.afterPut(list.size(), batch.rowsBuffered());
+        routes.values().forEach(r -> r.assignment.seekPending());
+        earlyCommit.afterPut(list.size(), largest);
     }
 
-    /** Drops the batch after rows could not be written; returns what put() throws. */
+    /**
+     * Drops every table's batch after rows could not be written (the put fails as a whole); returns
+     * what put() throws.
+     */
     private RuntimeException writeFailed(Throwable e, List<SinkRecord> unread) {
         if (stopsTheTask(e)) {
             return recovery.fatal();
@@ -185,52 +254,39 @@ public final class SinkSession {
         // the worker logs the RetriableException with its cause
         log.warn("Writing data files failed: {}; dropping the batch and reading again from the table's offsets",
                 recovery.describe(e));
-        discardBatch(unread);
+        discardAll(unread);
         return retry(e);
     }
 
     // ---- commit ---------------------------------------------------------------------------------
 
     /**
-     * Commits the batch (if any) and returns the offsets the table now holds for assigned
-     * partitions, leaving out those the worker has not consumed up to yet.
+     * Commits each table's batch (if any) and returns the offsets the tables now hold for assigned
+     * partitions, leaving out those the worker has not consumed up to yet. A table whose commit
+     * fails drops its batch alone; the others land.
      *
      * @param consumed the worker's consumed offsets (the next offset per partition), as preCommit gets them
      */
     public Map<TopicPartition, OffsetAndMetadata> commit(Map<TopicPartition, OffsetAndMetadata> consumed) {
-        if (recovery.fatal() == null && hasPendingWork()) {
-            commitBatch();
+        for (TableRoute route : routes.values()) {
+            if (recovery.fatal() == null && route.hasPendingWork()) {
+                commitBatch(route);
+            }
         }
-        return assignment.tableOffsets(consumed);
+        Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+        routes.values().forEach(r -> out.putAll(r.assignment.tableOffsets(consumed)));
+        return out;
     }
 
-    /** How many of this session's batches landed as commits. */
+    /** How many of this session's batches landed as commits (over all tables). */
     public long landedCommits() {
-        return landed;
+        return routes.values().stream().mapToLong(TableRoute::landed).sum();
     }
 
-    private boolean hasPendingWork() {
-        return assignment.batchMoved() || batch.rowsBuffered() > 0;
-    }
-
-    private void commitBatch() {
-        long started = clock.millis();
+    private void commitBatch(TableRoute route) {
         try {
-            Assignment.BatchTxn txn = assignment.batchTxn();
-            TableBatch.Result result = batch.commit(txn.expected(), txn.versions());
-            if (result instanceof TableBatch.Landed c) {
-                assignment.committed(txn);
+            if (route.commit() == TableRoute.Outcome.LANDED) {
                 recovery.recovered();
-                landed++;
-                metrics.committed(c.files(), c.rows(), clock.millis() - started, c.attempts());
-                log.info("Committed version {} of {}: {} file(s), {} row(s), {} ms, {} attempt(s), offsets {}",
-                        c.version(), storage.tableUri(), c.files(), c.rows(), clock.millis() - started, c.attempts(),
-                        txn.advanced());
-            } else if (result instanceof TableBatch.Refused r) {
-                Map<TopicPartition, Long> seeks = assignment.fenced(txn, r.fenced());
-                metrics.fenced();
-                log.warn("Batch dropped: another writer committed these partitions first (table version {}); "
-                        + "resuming from the table at {}", r.fenced().tableVersion(), seeks);
             }
         } catch (IOException | RuntimeException e) {
             // The outcome of a failed commit may be unknown (the log file may have landed), so its
@@ -241,8 +297,8 @@ public final class SinkSession {
                 return;
             }
             log.warn("Commit to {} failed: {}; dropping the batch and reading again from the table's offsets",
-                    storage.tableUri(), recovery.describe(e), e);
-            discardBatch(List.of());
+                    route.tableUri, recovery.describe(e), e);
+            route.discard(List.of());
             recovery.later(e); // preCommit must not throw: the next put() asks the worker to wait
         }
     }
@@ -250,15 +306,17 @@ public final class SinkSession {
     // ---- failure handling --------------------------------------------------------------------------
 
     /**
-     * Drops the uncommitted batch and rewinds (at the end of the next put) every partition it touched
-     * and those of {@code unread}.
+     * Drops every table's uncommitted batch and rewinds (at the end of the next put) every partition
+     * they touched and those of {@code unread}.
      */
-    private void discardBatch(List<SinkRecord> unread) {
-        if (hasPendingWork()) {
-            metrics.batchDropped();
+    private void discardAll(List<SinkRecord> unread) {
+        Map<TableRoute, List<SinkRecord>> unreadByRoute = new HashMap<>();
+        for (SinkRecord r : unread) {
+            unreadByRoute.computeIfAbsent(route(r.topic()), k -> new ArrayList<>()).add(r);
         }
-        batch.discard();
-        assignment.dropBatch(unread);
+        for (TableRoute route : routes.values()) {
+            route.discard(unreadByRoute.getOrDefault(route, List.of()));
+        }
     }
 
     /**
@@ -267,21 +325,21 @@ public final class SinkSession {
      * returns the exception for put() to throw.
      */
     private RetriableException retry(Throwable cause) {
-        assignment.seekPendingBeforeRedelivery();
+        routes.values().forEach(r -> r.assignment.seekPendingBeforeRedelivery());
         return recovery.retry(cause);
     }
 
-    /** Whether {@code e} is permanent (see {@link Failures}); if so the task stops and the batch is dropped. */
+    /** Whether {@code e} is permanent (see {@link Failures}); if so the task stops and the batches are dropped. */
     private boolean stopsTheTask(Throwable e) {
         if (!recovery.stops(e)) {
             return false;
         }
-        discardBatch(List.of());
+        discardAll(List.of());
         return true;
     }
 
     long tombstones() {
-        return batch.tombstones();
+        return routes.values().stream().mapToLong(r -> r.batch.tombstones()).sum();
     }
 
     long badRecords() {

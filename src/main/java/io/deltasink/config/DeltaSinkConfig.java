@@ -12,6 +12,7 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.types.Password;
 
 /**
@@ -30,7 +31,14 @@ public final class DeltaSinkConfig extends AbstractConfig {
     public static final String TABLE_LOCATION = "table.location";
     static final String TABLE_LOCATION_DOC = "Where the Delta table lives: a local path (/data/delta/sensor_events), "
             + "or a URI such as file:///data/t or s3a://bucket/prefix. A missing table is created on first use "
-            + "(see table.auto.create).";
+            + "(see table.auto.create). With ${topic} in it (s3a://bucket/delta/${topic}), each topic of 'topics' or "
+            + "'topics.regex' is written to a table of its own, which holds the positions of that topic's partitions; "
+            + "the rendered location always stays under the part before ${topic} (automatic compaction and vacuum "
+            + "are not offered with ${topic} yet: run the maintenance tool per table). Without it, every topic is "
+            + "written to the one table.";
+
+    /** The template variable of table.location that makes a table per topic. */
+    public static final String TOPIC_VARIABLE = "${topic}";
 
     public static final String TABLE_AUTO_CREATE = "table.auto.create";
     static final String TABLE_AUTO_CREATE_DOC = "Create the table when it does not exist, with the schema from "
@@ -374,8 +382,54 @@ public final class DeltaSinkConfig extends AbstractConfig {
         super(configDef(), props);
     }
 
+    /** The table location as configured: with {@link #TOPIC_VARIABLE} when each topic has a table of its own. */
     public String tableLocation() {
         return getString(TABLE_LOCATION).trim();
+    }
+
+    /** Whether table.location holds {@link #TOPIC_VARIABLE}: a table per topic. */
+    public boolean tablePerTopic() {
+        return tableLocation().contains(TOPIC_VARIABLE);
+    }
+
+    /**
+     * The part of table.location before {@link #TOPIC_VARIABLE} (the whole location without it):
+     * every table of the connector lies under it.
+     */
+    public String tableLocationRoot() {
+        String location = tableLocation();
+        int at = location.indexOf(TOPIC_VARIABLE);
+        return at < 0 ? location : location.substring(0, at);
+    }
+
+    /**
+     * The location of the table that {@code topic} is written to: table.location with the topic
+     * name for {@link #TOPIC_VARIABLE}. Throws for a name that is no Kafka topic name (which could
+     * lead the path out of {@link #tableLocationRoot()}).
+     */
+    public String tableLocation(String topic) {
+        if (!tablePerTopic()) {
+            return tableLocation();
+        }
+        if (!Validators.isTopicName(topic)) {
+            throw new ConfigException("Topic name '" + topic + "' cannot be put into " + TABLE_LOCATION + "="
+                    + tableLocation() + ": only Kafka topic names (letters, digits, '.', '_', '-', not '.' or '..') "
+                    + "are, so that the table stays under " + tableLocationRoot());
+        }
+        return tableLocation().replace(TOPIC_VARIABLE, topic);
+    }
+
+    /**
+     * Why automatic maintenance cannot run with these settings, or null: with a table per topic
+     * task 0 would not know every table, so it is not offered yet.
+     */
+    public String maintenanceProblem() {
+        if (tablePerTopic() && (compactionEnabled() || vacuumEnabled())) {
+            return "automatic compaction and vacuum are not offered with " + TOPIC_VARIABLE + " in " + TABLE_LOCATION
+                    + " yet: set " + COMPACTION_ENABLED + "=false and " + VACUUM_ENABLED + "=false and run the "
+                    + "maintenance tool per table";
+        }
+        return null;
     }
 
     public boolean autoCreate() {

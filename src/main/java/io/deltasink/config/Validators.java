@@ -70,13 +70,38 @@ final class Validators {
                             + "://'; write e.g. " + v.substring(0, scheme) + "://bucket/path");
                 }
             }
+            String withoutTopic = v.replace(DeltaSinkConfig.TOPIC_VARIABLE, "t");
+            if (withoutTopic.contains("${")) {
+                throw new ConfigException(name, value, "may hold only the variable " + DeltaSinkConfig.TOPIC_VARIABLE);
+            }
+            int topic = v.indexOf(DeltaSinkConfig.TOPIC_VARIABLE);
+            if (topic >= 0) {
+                String root = v.substring(0, topic);
+                if (root.isEmpty() || root.endsWith("://") || (scheme > 0 && root.indexOf('/', scheme + 3) < 0)) {
+                    throw new ConfigException(name, value, "must name a folder before " + DeltaSinkConfig.TOPIC_VARIABLE
+                            + ", e.g. /data/delta/${topic} or s3a://bucket/delta/${topic}");
+                }
+                for (String segment : v.split("/")) {
+                    if (segment.equals(".") || segment.equals("..")) {
+                        throw new ConfigException(name, value, "may not hold '.' or '..' folders with "
+                                + DeltaSinkConfig.TOPIC_VARIABLE + ": every table must stay under the folder before it");
+                    }
+                }
+            }
         }
 
         @Override
         public String toString() {
-            return "a local path or a URI such as s3a://bucket/path";
+            return "a local path or a URI such as s3a://bucket/path, optionally with ${topic} for a table per topic";
         }
     };
+
+    /** Whether {@code name} is a legal Kafka topic name (so it cannot lead a path out of its folder). */
+    static boolean isTopicName(String name) {
+        return name != null && !name.isEmpty() && name.length() <= 249 && !name.equals(".") && !name.equals("..")
+                && name.chars().allMatch(c -> (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                || c == '.' || c == '_' || c == '-');
+    }
 
     static final ConfigDef.Validator COLUMNS = new ConfigDef.Validator() {
         @Override

@@ -71,11 +71,11 @@ public final class StorageErrors {
     }
 
     public static StorageErrors of(DeltaSinkConfig config) {
-        return new StorageErrors(StorageSettings.normalize(config.tableLocation()), config.s3Endpoint(),
+        return new StorageErrors(StorageSettings.normalize(config.tableLocationRoot()), config.s3Endpoint(),
                 config.s3Region(), !config.s3AccessKey().isEmpty());
     }
 
-    /** The normalized table location the messages name. */
+    /** The normalized table location the messages name (with a table per topic: the folder of the tables). */
     public String tableUri() {
         return tableUri;
     }

@@ -51,8 +51,18 @@ public final class StorageSettings implements AutoCloseable {
     private final String tableUri;
     private final Configuration hadoopConf;
     private final FileSystemScope fileSystems;
+    /** False for a view made by {@link #at}: the scope is closed by the settings it was made from. */
+    private final boolean ownsFileSystems;
+
+    private StorageSettings(String tableUri, StorageSettings of) {
+        this.tableUri = tableUri;
+        this.hadoopConf = of.hadoopConf;
+        this.fileSystems = of.fileSystems;
+        this.ownsFileSystems = false;
+    }
 
     public StorageSettings(String location, Map<String, String> hadoopSettings) {
+        this.ownsFileSystems = true;
         this.tableUri = normalize(location);
         this.hadoopConf = new Configuration();
         // The worker may run many tasks against many tables: never share cached FileSystem objects
@@ -99,7 +109,8 @@ public final class StorageSettings implements AutoCloseable {
     }
 
     /**
-     * Storage for the connector's table: the s3.* settings mapped to S3A, then delta.hadoop.* on top.
+     * Storage for the connector's table (with a table per topic: the folder of the tables, see
+     * {@link #at}): the s3.* settings mapped to S3A, then delta.hadoop.* on top.
      * With s3.conditional.writes=false the S3 schemes get Delta's single-JVM log store instead of
      * {@link ConditionalPutLogStore} (unless delta.hadoop.* names a log store).
      */
@@ -111,7 +122,7 @@ public final class StorageSettings implements AutoCloseable {
             }
         }
         settings.putAll(config.hadoopSettings());
-        return new StorageSettings(config.tableLocation(), settings);
+        return new StorageSettings(config.tableLocationRoot(), settings);
     }
 
     /**
@@ -203,6 +214,14 @@ public final class StorageSettings implements AutoCloseable {
         return loc;
     }
 
+    /**
+     * The same storage (configuration, S3 file systems) for the table at {@code location}; closing
+     * the view does nothing, closing these settings closes the view's file systems too.
+     */
+    public StorageSettings at(String location) {
+        return new StorageSettings(normalize(location), this);
+    }
+
     public String tableUri() {
         return tableUri;
     }
@@ -250,6 +269,8 @@ public final class StorageSettings implements AutoCloseable {
      */
     @Override
     public void close() {
-        fileSystems.close();
+        if (ownsFileSystems) {
+            fileSystems.close();
+        }
     }
 }

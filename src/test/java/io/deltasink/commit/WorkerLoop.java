@@ -68,6 +68,22 @@ final class WorkerLoop {
         return this;
     }
 
+    /**
+     * A cooperative rebalance takes these partitions away: the worker's offset commit, then close()
+     * for them; the loop polls the others only.
+     */
+    WorkerLoop revoke(Collection<TopicPartition> partitions) {
+        commit();
+        session.close(partitions);
+        for (TopicPartition tp : partitions) {
+            position.remove(tp);
+            lastCommitted.remove(tp);
+            current.remove(tp);
+            context.assignment.remove(tp);
+        }
+        return this;
+    }
+
     /** Polls until every partition's position is at the end of its log and a commit followed. */
     WorkerLoop runToEnd(int maxPolls) {
         while (polls < maxPolls) {

@@ -83,4 +83,46 @@ class DeltaSinkConfigTest {
         p.put("errors.tolerance", "all");
         assertTrue(new DeltaSinkConfig(p).toleratesErrors());
     }
+
+    @Test
+    void aTablePerTopicRendersTheTopicUnderTheFolderBeforeTheVariable() {
+        Map<String, String> p = base();
+        p.put(DeltaSinkConfig.TABLE_LOCATION, "s3a://bucket/delta/t_${topic}");
+        DeltaSinkConfig c = new DeltaSinkConfig(p);
+        assertTrue(c.tablePerTopic());
+        assertEquals("s3a://bucket/delta/t_", c.tableLocationRoot());
+        assertEquals("s3a://bucket/delta/t_sensor-events.v2", c.tableLocation("sensor-events.v2"));
+        for (String notATopic : List.of("..", ".", "a/../../b", "a b", "")) {
+            ConfigException e = assertThrows(ConfigException.class, () -> c.tableLocation(notATopic), notATopic);
+            assertTrue(e.getMessage().contains("s3a://bucket/delta/t_"), e.getMessage());
+        }
+        p.put(DeltaSinkConfig.TABLE_LOCATION, "/data/t");
+        assertFalse(new DeltaSinkConfig(p).tablePerTopic());
+        assertEquals("/data/t", new DeltaSinkConfig(p).tableLocation("any"));
+    }
+
+    @Test
+    void aTableLocationTemplateNeedsAFolderBeforeTheTopicAndNoOtherVariable() {
+        Map<String, String> p = base();
+        for (String bad : List.of("${topic}", "s3a://${topic}", "s3a://bucket${topic}", "/data/${topic}/${partition}",
+                "/data/${connector}", "/data/${topic}/../../etc", "/data/../${topic}", "/data/${topic}/./t")) {
+            p.put(DeltaSinkConfig.TABLE_LOCATION, bad);
+            assertThrows(ConfigException.class, () -> new DeltaSinkConfig(p), bad);
+        }
+        for (String good : List.of("/data/${topic}", "s3a://bucket/${topic}", "file:///data/t_${topic}/table")) {
+            p.put(DeltaSinkConfig.TABLE_LOCATION, good);
+            assertTrue(new DeltaSinkConfig(p).tablePerTopic(), good);
+        }
+    }
+
+    @Test
+    void automaticMaintenanceIsNotOfferedWithATablePerTopic() {
+        Map<String, String> p = base();
+        p.put(DeltaSinkConfig.TABLE_LOCATION, "/data/${topic}");
+        assertEquals(null, new DeltaSinkConfig(p).maintenanceProblem());
+        p.put(DeltaSinkConfig.VACUUM_ENABLED, "true");
+        assertTrue(new DeltaSinkConfig(p).maintenanceProblem().contains(DeltaSinkConfig.VACUUM_ENABLED));
+        p.put(DeltaSinkConfig.TABLE_LOCATION, "/data/t");
+        assertEquals(null, new DeltaSinkConfig(p).maintenanceProblem());
+    }
 }
