@@ -1,5 +1,9 @@
 package io.deltasink.convert;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -19,6 +23,7 @@ import java.util.List;
  * too and reads into the same values.
  */
 final class JsonScanner extends JsonChars {
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private final Json json;
     private final Object[] out;
     /** Triples of a node, the JSON text it holds (char[]) and the text's length, still to read. */
@@ -41,16 +46,13 @@ final class JsonScanner extends JsonChars {
             chars = s.toCharArray();
         } else {
             byte[] b = (byte[]) value;
-            chars = new char[b.length];
-            int all = 0;
-            for (int k = 0; k < b.length; k++) {
-                all |= b[k];
-                chars[k] = (char) (b[k] & 0xff);
-            }
-            if (all < 0) {
+            if (!ascii(b)) {
                 // a byte beyond ASCII: UTF-8 is left to the parser
                 return false;
             }
+            // Latin-1 bytes as a String (a copy), then widened into chars: both loops the JVM vectorizes
+            chars = new char[b.length];
+            new String(b, StandardCharsets.ISO_8859_1).getChars(0, b.length, chars, 0);
         }
         JsonScanner s = new JsonScanner(json, out);
         if (!s.document(root, chars, chars.length)) {
@@ -62,6 +64,19 @@ final class JsonScanner extends JsonChars {
             }
         }
         return true;
+    }
+
+    /** True when every byte is ASCII (below 0x80): eight at a time, then the rest. */
+    static boolean ascii(byte[] b) {
+        int k = 0;
+        long all = 0;
+        for (int last = b.length - Long.BYTES; k <= last; k += Long.BYTES) {
+            all |= (long) LONGS.get(b, k);
+        }
+        for (; k < b.length; k++) {
+            all |= b[k];
+        }
+        return (all & 0x8080808080808080L) == 0;
     }
 
     /** A whole JSON text as the value of {@code node}, which has children: an object, a list or null, nothing after it. */
