@@ -31,13 +31,16 @@ abstract class JsonChars {
 
     /** Skips whitespace; false at the end of the text. */
     boolean skipSpace() {
-        while (i < end) {
-            char ch = c[i];
+        char[] a = c;
+        int n = end;
+        for (int k = i; k < n; k++) {
+            char ch = a[k];
             if (ch != ' ' && ch != '\n' && ch != '\r' && ch != '\t') {
+                i = k;
                 return true;
             }
-            i++;
         }
+        i = n;
         return false;
     }
 
@@ -148,24 +151,29 @@ abstract class JsonChars {
      * it is decoded into {@link #scratch}. False on what the scanner leaves to the parser.
      */
     boolean string() {
-        int start = ++i;
-        while (i < end) {
-            char ch = c[i];
+        int start = i + 1;
+        // the cursor in locals: the loop runs on registers, not on the fields
+        char[] a = c;
+        int n = end;
+        for (int k = start; k < n; k++) {
+            char ch = a[k];
             if (ch == '"') {
                 stringStart = start;
-                stringLength = i - start;
+                stringLength = k - start;
                 escaped = false;
-                i++;
+                i = k + 1;
                 return stringLength <= MAX_STRING_CHARS;
             }
             if (ch == '\\') {
+                i = k;
                 return escapedString(start);
             }
             if (ch < 0x20 || ch >= Character.MIN_SURROGATE && ch <= Character.MAX_SURROGATE) {
+                i = k;
                 return false;
             }
-            i++;
         }
+        i = n;
         return false;
     }
 
@@ -174,10 +182,15 @@ abstract class JsonChars {
         if (scratch == null || scratch.length < end - start) {
             scratch = new char[Math.max(64, end - start)];
         }
+        char[] c = this.c;
+        char[] scratch = this.scratch;
+        int end = this.end;
+        int i = this.i;
         System.arraycopy(c, start, scratch, 0, n);
         while (i < end) {
             char ch = c[i++];
             if (ch == '"') {
+                this.i = i;
                 stringLength = n;
                 escaped = true;
                 return n <= MAX_STRING_CHARS;

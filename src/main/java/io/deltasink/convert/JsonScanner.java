@@ -1,5 +1,9 @@
 package io.deltasink.convert;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -19,14 +23,27 @@ import java.util.List;
  * too and reads into the same values.
  */
 final class JsonScanner extends JsonChars {
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private final Json json;
-    private final Object[] out;
+    private Object[] out;
     /** Triples of a node, the JSON text it holds (char[]) and the text's length, still to read. */
-    private List<Object> texts;
+    private final List<Object> texts = new ArrayList<>(6);
+    /** The characters of the last value read, kept for the next. */
+    private char[] buffer = new char[0];
+    /**
+     * Per column (its first column of a node), the last text read and its characters: a value
+     * equal to the last one is the same String again, neither decoded nor allocated anew.
+     */
+    private String[] lastText;
+    private char[][] lastChars;
+    /** Per column, reuses of the last text minus misses; caching stops below {@link #GIVE_UP_REUSE}. */
+    private int[] reuseScore;
+    private static final int GIVE_UP_REUSE = -64;
+    private static final int MAX_REUSE_CHARS = 64;
 
-    private JsonScanner(Json json, Object[] out) {
+    /** A scanner to read one value after another on one thread; its buffers are kept between values. */
+    JsonScanner(Json json) {
         this.json = json;
-        this.out = out;
     }
 
     /**
@@ -36,32 +53,63 @@ final class JsonScanner extends JsonChars {
      *         values of some columns
      */
     static boolean resolve(FieldTree root, Object value, Json json, Object[] out) {
-        char[] chars;
+        return new JsonScanner(json).read(root, value, out);
+    }
+
+    /** {@link #resolve(FieldTree, Object, Json, Object[])} with this scanner's buffers. */
+    boolean read(FieldTree root, Object value, Object[] out) {
+        this.out = out;
+        texts.clear();
+        if (lastText == null || lastText.length != out.length) {
+            lastText = new String[out.length];
+            lastChars = new char[out.length][];
+            reuseScore = new int[out.length];
+        }
+        int length;
         if (value instanceof String s) {
-            chars = s.toCharArray();
+            length = s.length();
+            char[] chars = buffer(length);
+            s.getChars(0, length, chars, 0);
         } else {
             byte[] b = (byte[]) value;
-            chars = new char[b.length];
-            int all = 0;
-            for (int k = 0; k < b.length; k++) {
-                all |= b[k];
-                chars[k] = (char) (b[k] & 0xff);
-            }
-            if (all < 0) {
+            if (!ascii(b)) {
                 // a byte beyond ASCII: UTF-8 is left to the parser
                 return false;
             }
+            length = b.length;
+            char[] chars = buffer(length);
+            // Latin-1 bytes as a String (a copy), then widened into chars: both loops the JVM vectorizes
+            new String(b, StandardCharsets.ISO_8859_1).getChars(0, length, chars, 0);
         }
-        JsonScanner s = new JsonScanner(json, out);
-        if (!s.document(root, chars, chars.length)) {
+        if (!document(root, buffer, length)) {
             return false;
         }
-        for (int k = 0; s.texts != null && k < s.texts.size(); k += 3) {
-            if (!s.document((FieldTree) s.texts.get(k), (char[]) s.texts.get(k + 1), (Integer) s.texts.get(k + 2))) {
+        for (int k = 0; k < texts.size(); k += 3) {
+            if (!document((FieldTree) texts.get(k), (char[]) texts.get(k + 1), (Integer) texts.get(k + 2))) {
                 return false;
             }
         }
         return true;
+    }
+
+    private char[] buffer(int length) {
+        if (buffer.length < length) {
+            buffer = new char[Math.max(length, buffer.length * 2)];
+        }
+        return buffer;
+    }
+
+    /** True when every byte is ASCII (below 0x80): eight at a time, then the rest. */
+    static boolean ascii(byte[] b) {
+        int k = 0;
+        long all = 0;
+        for (int last = b.length - Long.BYTES; k <= last; k += Long.BYTES) {
+            all |= (long) LONGS.get(b, k);
+        }
+        for (; k < b.length; k++) {
+            all |= b[k];
+        }
+        return (all & 0x8080808080808080L) == 0;
     }
 
     /** A whole JSON text as the value of {@code node}, which has children: an object, a list or null, nothing after it. */
@@ -227,17 +275,40 @@ final class JsonScanner extends JsonChars {
                     && !assign(node, new String(text, 0, length))) {
                 return false;
             }
-            if (texts == null) {
-                texts = new ArrayList<>(6);
-            }
             texts.add(node);
             texts.add(text);
             texts.add(length);
             return true;
         }
-        Object plain = scalar();
+        Object plain = t == '"' && !hasChildren ? text(node) : scalar();
         // below a number or boolean no path goes on; below null every column is null
         return plain != GIVE_UP && assign(node, plain) && (!hasChildren || plain == null);
+    }
+
+    /** The string at {@code i} as {@link #scalar} gives it, the last String of the node's column again when equal. */
+    private Object text(FieldTree node) {
+        if (!string()) {
+            return GIVE_UP;
+        }
+        char[] chars = escaped ? scratch : c;
+        int from = escaped ? 0 : stringStart;
+        int[] columns = node.valueColumns().length > 0 ? node.valueColumns() : node.rawColumns();
+        int col = columns.length > 0 ? columns[0] : -1;
+        if (col < 0 || stringLength > MAX_REUSE_CHARS || reuseScore[col] < GIVE_UP_REUSE) {
+            return new String(chars, from, stringLength);
+        }
+        char[] last = lastChars[col];
+        if (last != null && Arrays.equals(last, 0, last.length, chars, from, from + stringLength)) {
+            if (reuseScore[col] < 0) {
+                reuseScore[col]++;
+            }
+            return lastText[col];
+        }
+        reuseScore[col]--;
+        String text = new String(chars, from, stringLength);
+        lastText[col] = text;
+        lastChars[col] = Arrays.copyOfRange(chars, from, from + stringLength);
+        return text;
     }
 
     /** A scalar to the node's columns; false for a raw(...) of anything but text or null. */

@@ -34,10 +34,13 @@ import com.fasterxml.jackson.databind.node.TextNode;
 final class StreamingPaths {
     private final FieldTree root;
     private final Json json;
+    /** One scanner per thread, so its buffers serve value after value while the converter stays safe to share. */
+    private final ThreadLocal<JsonScanner> scanners;
 
     StreamingPaths(FieldTree root, Json json) {
         this.root = root;
         this.json = json;
+        this.scanners = ThreadLocal.withInitial(() -> new JsonScanner(json));
     }
 
     /**
@@ -51,7 +54,7 @@ final class StreamingPaths {
         if (!rootColumns(value, out)) {
             return false;
         }
-        if (root.children().length == 0 || JsonScanner.resolve(root, value, json, out)) {
+        if (root.children().length == 0 || scanners.get().read(root, value, out)) {
             return true;
         }
         // the scanner left this text to the parser: start again
