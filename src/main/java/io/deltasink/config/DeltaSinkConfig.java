@@ -44,9 +44,9 @@ public final class DeltaSinkConfig extends AbstractConfig {
             + "'add-columns': columns of the mapping that the table lacks are added to it, in a commit of their own, "
             + "before any row using them is written; they are added nullable even when listed in columns.not.null, "
             + "since rows written before have no value (readers return null for them; the mapping's NOT NULL still "
-            + "holds for new rows). A type change, a column the table has and the mapping lacks, a NOT NULL table "
-            + "column the mapping makes nullable, a column whose name differs from a table column only in case, and "
-            + "other partition columns stay refused. With columns=auto the existing table's columns are the mapping, "
+            + "holds for new rows); a NOT NULL table column the mapping makes nullable becomes nullable. A type "
+            + "change, a column the table has and the mapping lacks, a column whose name differs from a table column "
+            + "only in case, and other partition columns stay refused. With columns=auto the existing table's columns are the mapping, "
             + "so nothing is added.";
     static final String SCHEMA_EVOLUTION_DEFAULT = "none";
 

@@ -20,6 +20,7 @@ import io.delta.kernel.hook.PostCommitHook;
 import io.delta.kernel.transaction.DataLayoutSpec;
 import io.delta.kernel.transaction.UpdateTableTransactionBuilder;
 import io.delta.kernel.types.StringType;
+import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterable;
 import io.delta.kernel.utils.CloseableIterator;
@@ -498,7 +499,8 @@ public final class DeltaTable {
     static final int EVOLVE_ATTEMPTS = 10;
 
     static final String EVOLUTION_LIMITS = " schema.evolution=add-columns only adds nullable columns that are not "
-            + "partition columns: it never changes a column's type, makes a column NOT NULL, removes a column or "
+            + "partition columns (and drops NOT NULL from a column the mapping makes nullable): it never changes a "
+            + "column's type, makes a column NOT NULL, removes a column or "
             + "changes the partition columns, because files already in the table were written under the old "
             + "schema and readers would read them wrong or not at all.";
 
@@ -524,7 +526,20 @@ public final class DeltaTable {
             Set<String> othersAdded = new HashSet<>(tableSchema.fieldNames());
             othersAdded.removeAll(before);
             List<Column> added = SchemaCheck.addable(tableSchema, schema, partitionColumns);
-            StructType evolved = tableSchema;
+            List<String> relaxed = new ArrayList<>();
+            List<StructField> fields = new ArrayList<>();
+            for (StructField field : tableSchema.fields()) {
+                int index = schema.indexOf(field.getName());
+                if (!field.isNullable() && index >= 0 && schema.columns().get(index).nullable()
+                        && KernelTypes.sameType(field, schema.columns().get(index))) {
+                    // every file holds a value there: read as nullable, they read the same
+                    fields.add(new StructField(field.getName(), field.getDataType(), true, field.getMetadata()));
+                    relaxed.add(field.getName());
+                } else {
+                    fields.add(field);
+                }
+            }
+            StructType evolved = relaxed.isEmpty() ? tableSchema : new StructType(fields);
             for (Column column : added) {
                 evolved = evolved.add(column.name(), KernelTypes.dataTypeOf(column), true);
             }
@@ -533,16 +548,17 @@ public final class DeltaTable {
             if (!diffs.isEmpty()) {
                 throw new TableMismatchException(tablePath, current.version(), diffs, EVOLUTION_LIMITS);
             }
-            if (added.isEmpty()) {
+            if (added.isEmpty() && relaxed.isEmpty()) {
                 return current;
             }
             if (landed >= 0) {
                 // never commit the same change twice: a table that reads back without it is broken
                 throw new IllegalStateException("Delta table " + tablePath + " (version " + current.version()
-                        + ") lacks columns " + added.stream().map(Column::name).toList() + " right after version "
-                        + landed + " added them");
+                        + ") lacks columns " + added.stream().map(Column::name).toList() + " or nullable "
+                        + relaxed + " right after version " + landed + " changed them");
             }
-            String names = added.stream().map(c -> c.name() + " " + c.deltaTypeName()).toList().toString();
+            String names = added.stream().map(c -> c.name() + " " + c.deltaTypeName()).toList().toString()
+                    + (relaxed.isEmpty() ? "" : ", NOT NULL dropped from " + relaxed);
             StructType newSchema = evolved;
             try {
                 long version = commit(current, List.of(), true, engineInfo, Operation.MANUAL_UPDATE, true,

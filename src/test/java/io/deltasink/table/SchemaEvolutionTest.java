@@ -152,6 +152,24 @@ class SchemaEvolutionTest {
     }
 
     @Test
+    void aNotNullColumnTheMappingMakesNullableBecomesNullableAndOldRowsKeepTheirValues() throws Exception {
+        String path = Fixtures.tablePath(dir);
+        DeltaTable table = tableWithOneRow(path);
+        RowSchema relaxed = replacing(SCHEMA, "device_id", Column.of("device_id", ColumnType.STRING, true));
+
+        assertThrows(TableMismatchException.class, () -> table.createOrCheck(relaxed, PARTITIONS, Map.of(),
+                ENGINE_INFO));
+        TableSnapshot s = table.createOrCheck(relaxed, PARTITIONS, Map.of(), ENGINE_INFO, SchemaEvolution.ADD_COLUMNS);
+
+        assertEquals(2, s.version());
+        List<String> columns = described(DeltaTableReader.actions(path, 2, "metaData").get(0));
+        assertEquals("device_id:string:true", columns.get(0));
+        assertEquals("device_type:string:false", columns.get(1), "only the column the mapping relaxed");
+        assertEquals(9, columns.size());
+        assertEquals("dev-1", DeltaTableReader.readAll(path).get(0).get("device_id"));
+    }
+
+    @Test
     void withoutEvolutionANewMappingColumnIsRefusedAsBefore() {
         String path = Fixtures.tablePath(dir);
         DeltaTable table = tableWithOneRow(path);
@@ -171,8 +189,6 @@ class SchemaEvolutionTest {
                 plus(replacing(SCHEMA, "linkquality", Column.of("linkquality", ColumnType.LONG, true)), BATTERY));
         refused.put("column 'seq' (long) is in the table but not in the mapping; add it to the mapping",
                 plus(replacing(SCHEMA, "seq", null), BATTERY));
-        refused.put("column 'device_id' is NOT NULL in the table but nullable in the mapping",
-                plus(replacing(SCHEMA, "device_id", Column.of("device_id", ColumnType.STRING, true)), BATTERY));
         // a case variant of an existing column is another column to Delta's readers: never added beside it
         refused.put("column 'Seq' (long) is in the mapping but not in the table (the table has 'seq'; names must "
                 + "match exactly)", plus(replacing(SCHEMA, "seq", Column.of("Seq", ColumnType.LONG, true)), BATTERY));
