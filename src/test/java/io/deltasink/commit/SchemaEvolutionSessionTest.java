@@ -25,6 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.table.TableMismatchException;
 import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.FaultyLogStore;
 import io.deltasink.testing.LogEdits;
 import io.deltasink.testing.RecordingContext;
 import io.deltasink.testing.SinkRecords;
@@ -97,6 +98,40 @@ class SchemaEvolutionSessionTest {
             }
         }
         assertEquals(List.of("id", "temp", "p", "o", "hum", "note"), DeltaTableReader.columnNames(sessions.table()));
+    }
+
+    @Test
+    void aSchemaCommitStorageReportsAsFailedAlthoughItLandedIsRecognisedAndNotRepeated() {
+        for (FaultyLogStore.Fault fault : List.of(FaultyLogStore.Fault.LANDED_THEN_EXISTS,
+                FaultyLogStore.Fault.LANDED_THEN_IO_ERROR)) {
+            String location = sessions.dir().resolve("table-" + fault).toString();
+            Map<String, String> faulty = new HashMap<>(mapping(V1, "add-columns"));
+            faulty.put(DeltaSinkConfig.TABLE_LOCATION, location);
+            faulty.put(DeltaSinkConfig.HADOOP_PREFIX + FaultyLogStore.KEY, FaultyLogStore.class.getName());
+            SinkSession first = sessions.create(new RecordingContext(true), faulty);
+            first.open(List.of(TP0));
+            first.put(records(0, 0, 5));
+            first.commit(Map.of());
+            first.stop();
+
+            faulty.putAll(mapping(V2, "add-columns"));
+            String table = io.deltasink.storage.StorageSettings.normalize(location);
+            FaultyLogStore.arm(table, fault); // the schema commit
+            SinkSession second = sessions.create(new RecordingContext(true), faulty);
+            second.open(List.of(TP0));
+            assertEquals(0, FaultyLogStore.pending(table), "the fault was used by the schema commit");
+            second.put(records(0, 5, 10));
+            assertEquals(Map.of(TP0, new OffsetAndMetadata(10)), second.commit(Map.of()));
+            second.stop();
+
+            long changes = 0;
+            for (long v = 0; v <= DeltaTableReader.version(table); v++) {
+                changes += DeltaTableReader.actions(table, v, "metaData").size();
+            }
+            assertEquals(2, changes, fault + ": the creation and one schema change");
+            assertEquals(10, DeltaTableReader.readAll(table).size(), fault.toString());
+            assertEquals(List.of("id", "temp", "p", "o", "hum", "note"), DeltaTableReader.columnNames(table));
+        }
     }
 
     @Test
