@@ -2,6 +2,8 @@ package io.deltasink.commit;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,9 +21,13 @@ import io.deltasink.convert.ConverterFactory;
 import io.deltasink.convert.RecordConversionException;
 import io.deltasink.convert.RecordConverter;
 import io.deltasink.metrics.SinkMetrics;
+import io.deltasink.model.Column;
 import io.deltasink.model.DataFile;
+import io.deltasink.model.RowSchema;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.table.DeltaTable;
+import io.deltasink.table.SchemaEvolution;
+import io.deltasink.table.TableMismatchException;
 import io.deltasink.table.TableSnapshot;
 import io.deltasink.write.BackgroundWriter;
 import io.deltasink.write.PartitionedWriter;
@@ -193,13 +199,13 @@ final class TableBatch {
     private TableSnapshot ensureTable() {
         if (!config.autoCreate()) {
             TableSnapshot s = table.checkExisting(converter.schema(), config.partitionColumns(), config.tableProperties(),
-                    engineInfo).orElseThrow(() -> new ConnectException("No Delta table at " + storage.tableUri()
+                    engineInfo, SchemaEvolution.of(config.schemaEvolution())).orElseThrow(() -> new ConnectException("No Delta table at " + storage.tableUri()
                     + " and table.auto.create=false: create it or set table.auto.create=true"));
             tableChecked = true;
             return s;
         }
         TableSnapshot s = table.createOrCheck(converter.schema(), config.partitionColumns(), config.tableProperties(),
-                engineInfo);
+                engineInfo, SchemaEvolution.of(config.schemaEvolution()));
         tableChecked = true;
         return s;
     }
@@ -251,8 +257,13 @@ final class TableBatch {
             }
             tableChecked = true;
         }
-        TableCommitter.Outcome outcome = committer.commit(expected, new TableCommitter.Attempt(versions,
-                base -> table.commitAppend(base, files, versions, engineInfo)));
+        RowSchema written = converter == null ? null : converter.schema();
+        TableCommitter.Outcome outcome = committer.commit(expected, new TableCommitter.Attempt(versions, base -> {
+            if (!files.isEmpty()) {
+                requireColumns(base, written); // never a data file under a schema that lacks one of its columns
+            }
+            return table.commitAppend(base, files, versions, engineInfo);
+        }));
         if (outcome instanceof TableCommitter.Fenced f) {
             deleteFiles(files); // no attempt of this batch landed: nothing references them
             return new Refused(f);
@@ -260,6 +271,34 @@ final class TableBatch {
         TableCommitter.Committed c = (TableCommitter.Committed) outcome;
         long rows = files.stream().mapToLong(f -> f.stats().numRecords()).sum();
         return new Landed(c.version(), c.attempts(), files.size(), rows);
+    }
+
+    /**
+     * The files were written with {@code written}'s columns: the snapshot a commit builds on must hold
+     * each of them with the same type (another tool may have replaced the table's schema since it was
+     * checked); else the commit is refused and the files stay for vacuum.
+     */
+    private void requireColumns(TableSnapshot base, RowSchema written) {
+        if (written == null) {
+            return;
+        }
+        Map<String, String> types = new HashMap<>();
+        base.columns().forEach(c -> types.put(c.name(), c.type()));
+        List<String> problems = new ArrayList<>();
+        for (Column column : written.columns()) {
+            String type = types.get(column.name());
+            if (type == null) {
+                problems.add("column '" + column.name() + "' (" + column.deltaTypeName() + ") of the files to commit "
+                        + "is no longer in the table");
+            } else if (!type.equals(column.deltaTypeName())) {
+                problems.add("column '" + column.name() + "' of the files to commit is " + column.deltaTypeName()
+                        + ", the table now says " + type);
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new TableMismatchException(storage.tableUri(), base.version(), problems,
+                    " The table's schema changed while the connector was writing; nothing of this batch was committed.");
+        }
     }
 
     /** Drops the batch's files: none of them was handed to a commit. */

@@ -46,6 +46,18 @@ public final class DeltaSinkConfig extends AbstractConfig {
             + "table fails the task.";
     static final boolean TABLE_AUTO_CREATE_DEFAULT = true;
 
+    public static final String SCHEMA_EVOLUTION = "schema.evolution";
+    static final String SCHEMA_EVOLUTION_DOC = "What the connector may change in an existing table so that it matches "
+            + "'columns'. 'none': a table that differs is refused (the task fails naming every difference). "
+            + "'add-columns': columns of the mapping that the table lacks are added to it, in a commit of their own, "
+            + "before any row using them is written; they are added nullable even when listed in columns.not.null, "
+            + "since rows written before have no value (readers return null for them; the mapping's NOT NULL still "
+            + "holds for new rows); a NOT NULL table column the mapping makes nullable becomes nullable. A type "
+            + "change, a column the table has and the mapping lacks, a column whose name differs from a table column "
+            + "only in case, and other partition columns stay refused. With columns=auto the existing table's columns are the mapping, "
+            + "so nothing is added.";
+    static final String SCHEMA_EVOLUTION_DEFAULT = "none";
+
     public static final String PARTITION_COLUMNS = "partition.columns";
     static final String PARTITION_COLUMNS_DOC = "Comma-separated output columns the table is partitioned by, "
             + "in order, e.g. device_type,event_date. Each must be a column of the mapping, not of type binary, "
@@ -286,6 +298,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
                 Importance.HIGH, TABLE_LOCATION_DOC, GROUP_TABLE, ++order, Width.LONG, "Table location");
         def.define(TABLE_AUTO_CREATE, Type.BOOLEAN, TABLE_AUTO_CREATE_DEFAULT,
                 Importance.MEDIUM, TABLE_AUTO_CREATE_DOC, GROUP_TABLE, ++order, Width.SHORT, "Create missing table");
+        def.define(SCHEMA_EVOLUTION, Type.STRING, SCHEMA_EVOLUTION_DEFAULT, Validators.oneOf("none", "add-columns"),
+                Importance.MEDIUM, SCHEMA_EVOLUTION_DOC, GROUP_TABLE, ++order, Width.SHORT, "Schema evolution");
         def.define(PARTITION_COLUMNS, Type.LIST, "",
                 Importance.HIGH, PARTITION_COLUMNS_DOC, GROUP_TABLE, ++order, Width.MEDIUM, "Partition columns");
 
@@ -434,6 +448,11 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
     public boolean autoCreate() {
         return getBoolean(TABLE_AUTO_CREATE);
+    }
+
+    /** What may change in an existing table's schema ({@code schema.evolution}): none or add-columns. */
+    public String schemaEvolution() {
+        return getString(SCHEMA_EVOLUTION).trim().toLowerCase(Locale.ROOT);
     }
 
     public List<String> partitionColumns() {

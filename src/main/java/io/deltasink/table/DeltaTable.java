@@ -20,6 +20,7 @@ import io.delta.kernel.hook.PostCommitHook;
 import io.delta.kernel.transaction.DataLayoutSpec;
 import io.delta.kernel.transaction.UpdateTableTransactionBuilder;
 import io.delta.kernel.types.StringType;
+import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterable;
 import io.delta.kernel.utils.CloseableIterator;
@@ -41,6 +42,7 @@ import org.apache.kafka.connect.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.deltasink.model.Column;
 import io.deltasink.model.DataFile;
 import io.deltasink.model.PartitionSpec;
 import io.deltasink.model.RowSchema;
@@ -182,6 +184,18 @@ public final class DeltaTable {
      */
     public TableSnapshot createOrCheck(RowSchema schema, List<String> partitionColumns,
                                        Map<String, String> tableProperties, String engineInfo) {
+        return createOrCheck(schema, partitionColumns, tableProperties, engineInfo, SchemaEvolution.NONE);
+    }
+
+    /**
+     * As {@link #createOrCheck(RowSchema, List, Map, String)}; with {@link SchemaEvolution#ADD_COLUMNS}
+     * the mapping's columns that an existing table lacks are first added to it (see
+     * {@link #evolve}).
+     */
+    public TableSnapshot createOrCheck(RowSchema schema, List<String> partitionColumns,
+                                       Map<String, String> tableProperties, String engineInfo,
+                                       SchemaEvolution evolution) {
+        Objects.requireNonNull(evolution, "evolution");
         Objects.requireNonNull(schema, "schema");
         Objects.requireNonNull(partitionColumns, "partitionColumns");
         Objects.requireNonNull(tableProperties, "tableProperties");
@@ -195,7 +209,7 @@ public final class DeltaTable {
         });
         Optional<TableSnapshot> existing = latest();
         if (existing.isPresent()) {
-            return check(existing.get(), schema, partitionColumns, tableProperties, engineInfo);
+            return check(existing.get(), schema, partitionColumns, tableProperties, engineInfo, evolution);
         }
         try {
             Transaction txn = TableManager.buildCreateTableTransaction(tablePath, KernelTypes.schemaOf(schema), engineInfo)
@@ -219,7 +233,7 @@ public final class DeltaTable {
         }
         TableSnapshot created = latest().orElseThrow(() ->
                 new IllegalStateException("Delta table " + tablePath + " not found right after it was created"));
-        return check(created, schema, partitionColumns, tableProperties, engineInfo);
+        return check(created, schema, partitionColumns, tableProperties, engineInfo, evolution);
     }
 
     /**
@@ -230,7 +244,14 @@ public final class DeltaTable {
      */
     public Optional<TableSnapshot> checkExisting(RowSchema schema, List<String> partitionColumns,
                                                  Map<String, String> tableProperties, String engineInfo) {
-        return latest().map(s -> check(s, schema, partitionColumns, tableProperties, engineInfo));
+        return checkExisting(schema, partitionColumns, tableProperties, engineInfo, SchemaEvolution.NONE);
+    }
+
+    /** As {@link #checkExisting(RowSchema, List, Map, String)}, evolving the table's schema as allowed. */
+    public Optional<TableSnapshot> checkExisting(RowSchema schema, List<String> partitionColumns,
+                                                 Map<String, String> tableProperties, String engineInfo,
+                                                 SchemaEvolution evolution) {
+        return latest().map(s -> check(s, schema, partitionColumns, tableProperties, engineInfo, evolution));
     }
 
     /**
@@ -258,7 +279,8 @@ public final class DeltaTable {
         if (files.isEmpty() && txnVersions.isEmpty()) {
             throw new IllegalArgumentException("nothing to commit: no files and no txn versions");
         }
-        return commit(base, files, true, engineInfo, Operation.STREAMING_UPDATE, snapshot -> txnActions(txnVersions));
+        return commit(base, files, true, engineInfo, Operation.STREAMING_UPDATE, false,
+                snapshot -> txnActions(txnVersions));
     }
 
     /**
@@ -275,7 +297,8 @@ public final class DeltaTable {
         if (txnVersions.isEmpty()) {
             throw new IllegalArgumentException("nothing to commit: no txn versions");
         }
-        return commit(base, List.of(), true, engineInfo, Operation.MANUAL_UPDATE, snapshot -> txnActions(txnVersions));
+        return commit(base, List.of(), true, engineInfo, Operation.MANUAL_UPDATE, false,
+                snapshot -> txnActions(txnVersions));
     }
 
     private List<Row> txnActions(Map<String, Long> txnVersions) {
@@ -308,7 +331,7 @@ public final class DeltaTable {
         if (removedLogPaths.isEmpty()) {
             throw new IllegalArgumentException("nothing to rewrite: no files to remove");
         }
-        return commit(base, added, false, engineInfo, Operation.MANUAL_UPDATE, snapshot -> {
+        return commit(base, added, false, engineInfo, Operation.MANUAL_UPDATE, false, snapshot -> {
             Map<String, Row> removes = KernelInternals.removeActions(engine, snapshot, removedLogPaths, clock.millis());
             if (removes.size() < removedLogPaths.size()) {
                 List<String> missing = removedLogPaths.stream().filter(p -> !removes.containsKey(p)).sorted().toList();
@@ -320,10 +343,13 @@ public final class DeltaTable {
 
     /**
      * The shared commit path: {@code otherActions} gives the actions besides the adds of
-     * {@code files} (txn or remove rows) for the snapshot the transaction builds on.
+     * {@code files} (txn, remove or metaData rows) for the snapshot the transaction builds on.
+     * {@code schemaChange}: the actions hold a metaData action Kernel does not know of, so its
+     * checksum hooks (which would record the snapshot's old metaData) are skipped.
      */
     private synchronized long commit(TableSnapshot base, List<DataFile> files, boolean dataChange, String engineInfo,
-                                     Operation operation, Function<Snapshot, List<Row>> otherActions) {
+                                     Operation operation, boolean schemaChange,
+                                     Function<Snapshot, List<Row>> otherActions) {
         Objects.requireNonNull(base, "base");
         Objects.requireNonNull(engineInfo, "engineInfo");
         Set<String> paths = new HashSet<>();
@@ -363,7 +389,7 @@ public final class DeltaTable {
         log.debug("Committed version {} of Delta table {}: {} files, {} rows, {} other actions in {} ms",
                 version, tablePath, files.size(), rows, actions.size() - files.size(),
                 (System.nanoTime() - started) / 1_000_000);
-        runPostCommitHooks(result);
+        runPostCommitHooks(result, schemaChange);
         return version;
     }
 
@@ -441,19 +467,24 @@ public final class DeltaTable {
      * update transaction checks the protocol and table features, without any I/O).
      */
     private TableSnapshot check(TableSnapshot snapshot, RowSchema schema, List<String> partitionColumns,
-                                Map<String, String> tableProperties, String engineInfo) {
+                                Map<String, String> tableProperties, String engineInfo, SchemaEvolution evolution) {
         Snapshot kernel = snapshot.kernelSnapshot();
         try {
             kernel.buildUpdateTableTransaction(engineInfo, Operation.STREAMING_UPDATE);
         } catch (UnsupportedTableFeatureException | UnsupportedProtocolVersionException e) {
             throw TableErrors.unsupported(tablePath, snapshot.version(), e, "write");
         }
-        Map<String, String> actual = kernel.getTableProperties();
-        List<String> diffs = SchemaCheck.differences(kernel.getSchema(), kernel.getPartitionColumnNames(),
-                actual, schema, partitionColumns);
-        if (!diffs.isEmpty()) {
-            throw new TableMismatchException(tablePath, snapshot.version(), diffs);
+        if (evolution == SchemaEvolution.ADD_COLUMNS) {
+            snapshot = evolve(snapshot, schema, partitionColumns, engineInfo); // checks the differences too
+            kernel = snapshot.kernelSnapshot();
+        } else {
+            List<String> diffs = SchemaCheck.differences(kernel.getSchema(), kernel.getPartitionColumnNames(),
+                    kernel.getTableProperties(), schema, partitionColumns);
+            if (!diffs.isEmpty()) {
+                throw new TableMismatchException(tablePath, snapshot.version(), diffs);
+            }
         }
+        Map<String, String> actual = kernel.getTableProperties();
         tableProperties.forEach((key, wanted) -> {
             if (!wanted.equals(actual.get(key))) {
                 log.warn("Table property {} of existing Delta table {} is {}, not the configured {}; "
@@ -464,8 +495,105 @@ public final class DeltaTable {
         return snapshot;
     }
 
+    /** How often adding columns is tried again after another writer committed first. */
+    static final int EVOLVE_ATTEMPTS = 10;
+
+    static final String EVOLUTION_LIMITS = " schema.evolution=add-columns only adds nullable columns that are not "
+            + "partition columns (and drops NOT NULL from a column the mapping makes nullable): it never changes a "
+            + "column's type, makes a column NOT NULL, removes a column or "
+            + "changes the partition columns, because files already in the table were written under the old "
+            + "schema and readers would read them wrong or not at all.";
+
+    /**
+     * Adds the mapping's columns that the table lacks, as nullable columns, in a commit of their own
+     * (a metaData action and a commitInfo, nothing else) before any row using them is written. When
+     * another writer commits first, the table is read again and what is still missing is added on
+     * top of it: columns the other writer added stay (the schemas are united), a column it added
+     * with another type is refused as any type difference is. Anything the mapping wants that
+     * adding columns cannot give is refused with the usual differences.
+     *
+     * @return the snapshot holding every column of the mapping
+     * @throws TableMismatchException when the table differs in a way adding columns cannot mend
+     */
+    private TableSnapshot evolve(TableSnapshot snapshot, RowSchema schema, List<String> partitionColumns,
+                                 String engineInfo) {
+        Set<String> before = new HashSet<>(snapshot.kernelSnapshot().getSchema().fieldNames());
+        TableSnapshot current = snapshot;
+        long landed = -1;
+        for (int attempt = 1; ; attempt++) {
+            Snapshot kernel = current.kernelSnapshot();
+            StructType tableSchema = kernel.getSchema();
+            Set<String> othersAdded = new HashSet<>(tableSchema.fieldNames());
+            othersAdded.removeAll(before);
+            List<Column> added = SchemaCheck.addable(tableSchema, schema, partitionColumns);
+            List<String> relaxed = new ArrayList<>();
+            List<StructField> fields = new ArrayList<>();
+            for (StructField field : tableSchema.fields()) {
+                int index = schema.indexOf(field.getName());
+                if (!field.isNullable() && index >= 0 && schema.columns().get(index).nullable()
+                        && KernelTypes.sameType(field, schema.columns().get(index))) {
+                    // every file holds a value there: read as nullable, they read the same
+                    fields.add(new StructField(field.getName(), field.getDataType(), true, field.getMetadata()));
+                    relaxed.add(field.getName());
+                } else {
+                    fields.add(field);
+                }
+            }
+            StructType evolved = relaxed.isEmpty() ? tableSchema : new StructType(fields);
+            for (Column column : added) {
+                evolved = evolved.add(column.name(), KernelTypes.dataTypeOf(column), true);
+            }
+            List<String> diffs = SchemaCheck.differences(evolved, kernel.getPartitionColumnNames(),
+                    kernel.getTableProperties(), schema, partitionColumns, othersAdded);
+            if (!diffs.isEmpty()) {
+                throw new TableMismatchException(tablePath, current.version(), diffs, EVOLUTION_LIMITS);
+            }
+            if (added.isEmpty() && relaxed.isEmpty()) {
+                return current;
+            }
+            if (landed >= 0) {
+                // never commit the same change twice: a table that reads back without it is broken
+                throw new IllegalStateException("Delta table " + tablePath + " (version " + current.version()
+                        + ") lacks columns " + added.stream().map(Column::name).toList() + " or nullable "
+                        + relaxed + " right after version " + landed + " changed them");
+            }
+            String names = added.stream().map(c -> c.name() + " " + c.deltaTypeName()).toList().toString()
+                    + (relaxed.isEmpty() ? "" : ", NOT NULL dropped from " + relaxed);
+            StructType newSchema = evolved;
+            try {
+                long version = commit(current, List.of(), true, engineInfo, Operation.MANUAL_UPDATE, true,
+                        s -> List.of(KernelInternals.metadataAction(s, newSchema)));
+                landed = version;
+                List<String> notNull = added.stream().map(Column::name)
+                        .filter(n -> !schema.columns().get(schema.indexOf(n)).nullable()).toList();
+                log.info("Added columns {} to Delta table {} (version {}), nullable: rows written before read them "
+                        + "as null{}", names, tablePath, version, notNull.isEmpty() ? "" : "; " + notNull
+                        + " NOT NULL in the mapping holds for new rows only, the table column is nullable");
+            } catch (CommitConflictException e) {
+                if (attempt >= EVOLVE_ATTEMPTS) {
+                    throw new RetriableException("Adding columns " + names + " to Delta table " + tablePath
+                            + " lost the race for a new version " + attempt + " times in a row; retrying", e);
+                }
+                log.info("Adding columns {} to Delta table {}: version {} was taken by another writer; reading the "
+                        + "table again", names, tablePath, e.version());
+            }
+            current = latest().orElseThrow(() -> new IllegalStateException(
+                    "the table at " + tablePath + " disappeared while the connector was adding columns"));
+        }
+    }
+
     private void runPostCommitHooks(TransactionCommitResult result) {
+        runPostCommitHooks(result, false);
+    }
+
+    private void runPostCommitHooks(TransactionCommitResult result, boolean schemaChange) {
         for (PostCommitHook hook : result.getPostCommitHooks()) {
+            if (schemaChange && (hook.getType() == PostCommitHook.PostCommitHookType.CHECKSUM_SIMPLE
+                    || hook.getType() == PostCommitHook.PostCommitHookType.CHECKSUM_FULL)) {
+                // Kernel's checksum would carry the metaData it read, not the one this commit wrote;
+                // a version without a checksum file is read from its log
+                continue;
+            }
             long started = System.nanoTime();
             try {
                 hook.threadSafeInvoke(engine);

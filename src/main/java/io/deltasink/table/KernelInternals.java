@@ -11,6 +11,7 @@ import io.delta.kernel.expressions.Literal;
 import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.SnapshotImpl;
 import io.delta.kernel.internal.TableConfig;
+import io.delta.kernel.internal.actions.Metadata;
 import io.delta.kernel.internal.actions.Protocol;
 import io.delta.kernel.internal.actions.AddFile;
 import io.delta.kernel.internal.actions.SetTransaction;
@@ -65,7 +66,11 @@ import java.util.function.Consumer;
  * <li>vacuum must keep files removed less than the retention ago: the public API lists no
  * {@code remove} action, nor the protocol's features, nor the retention settings as Kernel parses
  * them; and Kernel's checkpoint hook does not delete expired log files for a snapshot loaded by
- * version (as the hook loads it), so log upkeep calls Kernel's cleanup itself.</li>
+ * version (as the hook loads it), so log upkeep calls Kernel's cleanup itself;</li>
+ * <li>schema evolution: Kernel's public {@code withUpdatedSchema} refuses tables without column
+ * mapping, the layout every table of this connector has. Adding a nullable column to such a table
+ * is a {@code metaData} action every reader understands, built here from the snapshot's own
+ * metaData (id, partition columns, configuration kept).</li>
  * </ul>
  */
 final class KernelInternals {
@@ -215,6 +220,15 @@ final class KernelInternals {
             throw new UncheckedIOException(e);
         }
         return removed;
+    }
+
+    /**
+     * A log action row holding the snapshot's {@code metaData} with {@code schema} in place of its
+     * schema; everything else (id, format, partition columns, configuration, creation time) kept.
+     */
+    static Row metadataAction(Snapshot snapshot, StructType schema) {
+        Metadata metadata = ((SnapshotImpl) snapshot).getMetadata();
+        return SingleAction.createMetadataSingleAction(metadata.withNewSchema(schema).toRow());
     }
 
     /** The table's protocol: reader and writer versions and the features it names. */

@@ -25,6 +25,16 @@ final class SchemaCheck {
 
     static List<String> differences(StructType table, List<String> tablePartitions, Map<String, String> tableProperties,
                                     RowSchema mapping, List<String> mappingPartitions) {
+        return differences(table, tablePartitions, tableProperties, mapping, mappingPartitions, Set.of());
+    }
+
+    /**
+     * As {@link #differences(StructType, List, Map, RowSchema, List)}, but the nullable table columns
+     * named in {@code othersAdded} (added by another writer while this one evolved the table) may be
+     * missing from the mapping: rows of this writer hold null there.
+     */
+    static List<String> differences(StructType table, List<String> tablePartitions, Map<String, String> tableProperties,
+                                    RowSchema mapping, List<String> mappingPartitions, Set<String> othersAdded) {
         List<String> diffs = new ArrayList<>();
         String mappingMode = tableProperties.getOrDefault(COLUMN_MAPPING_MODE, "none");
         if (!mappingMode.equalsIgnoreCase("none")) {
@@ -48,7 +58,8 @@ final class SchemaCheck {
             }
         }
         for (StructField field : table.fields()) {
-            if (mapping.indexOf(field.getName()) < 0) {
+            if (mapping.indexOf(field.getName()) < 0
+                    && !(field.isNullable() && othersAdded.contains(field.getName()))) {
                 diffs.add("column '" + field.getName() + "' (" + KernelTypes.typeName(field.getDataType())
                         + (field.isNullable() ? "" : ", NOT NULL")
                         + ") is in the table but not in the mapping; add it to the mapping");
@@ -58,6 +69,44 @@ final class SchemaCheck {
             diffs.add("partition columns differ: table says " + tablePartitions + ", mapping says " + mappingPartitions);
         }
         return diffs;
+    }
+
+    /**
+     * The columns of the mapping that {@code table} lacks and that can be added to it: no column of
+     * the table has the name in another case, the name is one a table without column mapping may
+     * hold, and the column is not a partition column (a table's partition columns never change).
+     * Each is returned nullable: files written before have no value for it.
+     */
+    static List<Column> addable(StructType table, RowSchema mapping, List<String> mappingPartitions) {
+        Set<String> lowerNames = new HashSet<>();
+        for (String name : table.fieldNames()) {
+            lowerNames.add(name.toLowerCase(Locale.ROOT));
+        }
+        List<Column> added = new ArrayList<>();
+        for (Column column : mapping.columns()) {
+            String lower = column.name().toLowerCase(Locale.ROOT);
+            if (lowerNames.contains(lower) || mappingPartitions.contains(column.name()) || !plainName(column.name())) {
+                continue;
+            }
+            lowerNames.add(lower);
+            added.add(new Column(column.name(), column.type(), column.precision(), column.scale(), true));
+        }
+        return added;
+    }
+
+    /** Characters a column name may not hold in a table without column mapping (the Delta protocol's list). */
+    private static final String NAME_FORBIDDEN = " ,;{}()\n\t=";
+
+    private static boolean plainName(String name) {
+        if (name.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            if (NAME_FORBIDDEN.indexOf(name.charAt(i)) >= 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String caseHint(String name, List<String> tableNames) {

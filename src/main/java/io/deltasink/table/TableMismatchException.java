@@ -11,10 +11,15 @@ public class TableMismatchException extends ConnectException {
     private final transient List<String> differences;
 
     public TableMismatchException(String tablePath, long version, List<String> differences) {
+        this(tablePath, version, differences, "");
+    }
+
+    /** @param note a sentence after the usual advice, e.g. what schema evolution cannot do and why */
+    public TableMismatchException(String tablePath, long version, List<String> differences, String note) {
         super("Delta table " + tablePath + " (version " + version + ") does not match the connector's column mapping ("
                 + differences.size() + (differences.size() == 1 ? " difference" : " differences") + "): "
                 + String.join("; ", differences)
-                + ". Change the mapping to match the table, or write to a new table path.");
+                + ". Change the mapping to match the table, or write to a new table path." + note);
         this.differences = List.copyOf(differences);
     }
 
