@@ -86,7 +86,7 @@ final class ColumnChunkBuffer {
                         SizeStatistics sizeStatistics, Encoding definitionEncoding, Encoding valueEncoding) {
     }
 
-    /** A scratch array for the encodings of one page, shared by the columns of a file. */
+    /** Scratch arrays for encoding one page, shared by the columns of the files of one writer thread. */
     static final class PageScratch {
         final ByteSink page = new ByteSink(4096);
         final ByteSink levels = new ByteSink(256);
@@ -98,10 +98,6 @@ final class ColumnChunkBuffer {
                 ints = new int[Math.max(count, ints.length * 2)];
             }
             return ints;
-        }
-
-        long heapBytes() {
-            return page.capacity() + levels.capacity() + ids.capacity() + 4L * ints.length;
         }
     }
 
@@ -138,6 +134,9 @@ final class ColumnChunkBuffer {
     void writeNull() throws IOException {
         if (!optional) {
             throw new IllegalStateException("null in required column " + descriptor);
+        }
+        if ((pageValues >>> 6) == definedBits.length) {
+            definedBits = Arrays.copyOf(definedBits, definedBits.length * 2);
         }
         pageNulls++;
         endValue(); // its definition bit stays 0

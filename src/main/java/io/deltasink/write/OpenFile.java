@@ -41,7 +41,6 @@ final class OpenFile {
     private final RowColumns columns;
     private final long rowGroupSizeBytes;
     private final ColumnChunkBuffer[] buffers;
-    private final ColumnChunkBuffer.PageScratch scratch = new ColumnChunkBuffer.PageScratch();
     private long nextRowGroupSize;
     /** Rows in the open row group, and the count at which its size is checked next. */
     private long groupRows;
@@ -63,7 +62,7 @@ final class OpenFile {
         for (int i = 0; i < buffers.length; i++) {
             ColumnDescriptor d = descriptors.get(i);
             buffers[i] = new ColumnChunkBuffer(d, props.isDictionaryEnabled(d), props.getPageSizeThreshold(),
-                    props.getPageRowCountLimit(), props.getDictionaryPageSizeThreshold(), compressor, scratch);
+                    props.getPageRowCountLimit(), props.getDictionaryPageSizeThreshold(), compressor, columns.scratch());
         }
         this.relativePath = relativePath;
         this.partitionValues = partitionValues;
@@ -113,11 +112,12 @@ final class OpenFile {
 
     /**
      * The file's size: written bytes plus the open row group as Parquet's writer counts it (compressed
-     * pages plus the open pages); the bytes held: what the column buffers hold on the heap.
+     * pages plus the open pages); the bytes held: what the column buffers hold on the heap (the
+     * scratch arrays for encoding a page are shared by all files of a writer, like its compressor).
      */
     private void measure() {
         dataSize = lastRowGroupEndPos + groupSize();
-        long held = scratch.heapBytes();
+        long held = 0;
         for (ColumnChunkBuffer b : buffers) {
             held += b.heapBytes();
         }
@@ -160,13 +160,33 @@ final class OpenFile {
         if (groupRows > 0) {
             fileWriter.startBlock(groupRows);
             for (ColumnChunkBuffer b : buffers) {
-                b.writeTo(fileWriter);
+                try {
+                    b.writeTo(fileWriter);
+                } catch (IOException e) {
+                    throw streamFailure(e);
+                }
             }
             groupRows = 0;
             fileWriter.endBlock();
             nextRowGroupSize = Math.min(fileWriter.getNextRowGroupSize(), rowGroupSizeBytes);
             lastRowGroupEndPos = fileWriter.getPos();
         }
+    }
+
+    /**
+     * Parquet's file writer wraps a failure of the output stream while it writes a page header in an
+     * exception of its own ("can not write PageHeader(...)", around Thrift's transport exception); the
+     * stream's failure is what happened.
+     */
+    private static IOException streamFailure(IOException e) {
+        if (String.valueOf(e.getMessage()).startsWith("can not write ")) {
+            for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+                if (cause instanceof IOException io) {
+                    return io;
+                }
+            }
+        }
+        return e;
     }
 
     String relativePath() {

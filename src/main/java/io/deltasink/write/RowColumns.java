@@ -35,6 +35,8 @@ final class RowColumns {
     private static final int DECIMAL_FIXED = 11;
 
     private final MessageType schema;
+    /** Scratch arrays for encoding a page, shared by the files written with these columns (one thread). */
+    private final ColumnChunkBuffer.PageScratch scratch = new ColumnChunkBuffer.PageScratch();
     private final int[] rowIndexes;
     private final int[] kinds;
     private final int[] decimalBytes;
@@ -62,6 +64,10 @@ final class RowColumns {
 
     MessageType schema() {
         return schema;
+    }
+
+    ColumnChunkBuffer.PageScratch scratch() {
+        return scratch;
     }
 
     /**

@@ -46,12 +46,12 @@ public record WriterSettings(String compression, long rowGroupSizeBytes, int pag
     static final long FILE_OVERHEAD_BYTES = 32 * 1024;
     static final long COLUMN_OVERHEAD_BYTES = 20 * 1024;
     /**
-     * Parquet's own count of a file's buffered rows (raw values of the open pages plus compressed
-     * pages) is multiplied by this: dictionaries live on the heap at several times their raw size
-     * and are not in that count, and buffers grow in doublings. Measured up to 2.4 with the seed
-     * rows and {@link #MAX_DICTIONARY_PAGE_BYTES}.
+     * A file's bytes held for its rows ({@code OpenFile.bufferedBytes()}: the capacity of its column
+     * buffers, compressed pages and dictionaries) are counted times this. They are counted as held,
+     * so 1; it was 3 when the count was Parquet's own (raw values and compressed pages, without the
+     * dictionaries' hash maps).
      */
-    static final int ROW_DATA_FACTOR = 3;
+    static final int ROW_DATA_FACTOR = 1;
     /**
      * Dictionary pages are at most this big (Parquet's default is the page size): a column with more
      * distinct values per row group falls back to plain encoding sooner, and its dictionary, held on
