@@ -15,6 +15,8 @@ final class ValueDictionary {
     private int size;
     /** Slot -> id + 1; 0 is empty. */
     private int[] slots = new int[INITIAL_SLOTS];
+    /** 64 - log2(slots): a key's slot is the top bits of its Fibonacci hash. */
+    private int shift = 64 - Integer.numberOfTrailingZeros(INITIAL_SLOTS);
     private long binaryBytes;
 
     ValueDictionary(boolean binary) {
@@ -39,7 +41,7 @@ final class ValueDictionary {
     /** The id of {@code bits}, added as the next id when new. */
     int id(long bits) {
         int mask = slots.length - 1;
-        int h = mix(Long.hashCode(bits)) & mask;
+        int h = slot(bits, shift);
         while (true) {
             int s = slots[h];
             if (s == 0) {
@@ -61,7 +63,7 @@ final class ValueDictionary {
     /** The id of {@code value}'s content, added (a copy when {@code owned} is false) when new. */
     int id(byte[] value, boolean owned) {
         int mask = slots.length - 1;
-        int h = mix(Arrays.hashCode(value)) & mask;
+        int h = slot(Arrays.hashCode(value), shift);
         while (true) {
             int s = slots[h];
             if (s == 0) {
@@ -87,20 +89,24 @@ final class ValueDictionary {
         }
         int[] grown = new int[slots.length * 2];
         int mask = grown.length - 1;
+        int grownShift = shift - 1;
         for (int id = 0; id < size; id++) {
-            int hash = longs != null ? Long.hashCode(longs[id]) : Arrays.hashCode(binaries[id]);
-            int h = mix(hash) & mask;
+            int h = slot(longs != null ? longs[id] : Arrays.hashCode(binaries[id]), grownShift);
             while (grown[h] != 0) {
                 h = (h + 1) & mask;
             }
             grown[h] = id + 1;
         }
         slots = grown;
+        shift = grownShift;
     }
 
-    private static int mix(int h) {
-        h *= 0x9E3779B9;
-        return h ^ (h >>> 16);
+    /**
+     * The top bits of the key times 2^64 / golden ratio: every bit of the key counts (a double's
+     * low mantissa bits are often all zero, which a mask of the low bits would keep).
+     */
+    private static int slot(long key, int shift) {
+        return (int) ((key * 0x9E3779B97F4A7C15L) >>> shift);
     }
 
     /** Heap bytes held: the slot table, the value arrays and the byte arrays' contents with headers. */
