@@ -39,9 +39,10 @@ public record WriterSettings(String compression, long rowGroupSizeBytes, int pag
 
     /**
      * Memory of an open Parquet file besides its rows, counted per file: a fixed part (the file's
-     * writer, output stream and footer builders) and a part per data column (its column writer,
-     * statistics and index builders, and the 16 KiB first slab of a dictionary's id list), rounded up
-     * from measurements with a compressor shared by all open files (docs/design.md, "Memory").
+     * writer, output stream and footer builders) and a part per data column, rounded up from
+     * measurements with Parquet's column writers and a compressor shared by all open files
+     * (docs/design.md, "Memory"). Our column buffers' arrays are counted with the rows (held bytes),
+     * so these stay an upper bound.
      */
     static final long FILE_OVERHEAD_BYTES = 32 * 1024;
     static final long COLUMN_OVERHEAD_BYTES = 20 * 1024;
