@@ -86,8 +86,4 @@ final class ByteSink {
         }
         putByte(v);
     }
-
-    void setIntLE(int at, int v) {
-        INT.set(bytes, at, v);
-    }
 }
