@@ -7,11 +7,9 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.parquet.column.ColumnWriteStore;
-import org.apache.parquet.column.ColumnWriter;
+import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
-import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
@@ -23,10 +21,12 @@ import io.deltasink.model.Column;
 import io.deltasink.model.DataFile;
 
 /**
- * One Parquet file being written for one table partition. Values go straight to Parquet's column
- * writers ({@link RowColumns}), as Parquet's own record writer would hand them on, without its record
- * API (a record consumer tracking fields and levels per value); row groups are cut the way Parquet's
- * writer cuts them ({@link #checkRowGroupSize()}), so the files are the same byte for byte.
+ * One Parquet file being written for one table partition. Each value is encoded once into its
+ * column's buffer ({@link RowColumns}, {@link ColumnChunkBuffer}), pages are compressed as they fill,
+ * and row groups are cut the way Parquet's writer cuts them ({@link #checkRowGroupSize()}) and
+ * written through Parquet's file writer, which writes the footer with its statistics and the column
+ * and offset indexes. Values and statistics are those of Parquet's own writer for the same rows; the
+ * bytes of pages are not (page boundaries and run encodings differ).
  */
 final class OpenFile {
     /** Rows between two measurements of the buffered size; a power of two. */
@@ -39,12 +39,8 @@ final class OpenFile {
     private final ParquetFileWriter fileWriter;
     private final ParquetProperties props;
     private final RowColumns columns;
-    private final BytesInputCompressor compressor;
     private final long rowGroupSizeBytes;
-    private ColumnChunkPageWriteStore pageStore;
-    private ColumnWriteStore columnStore;
-    private ColumnWriter[] writers;
-    private int rowGroupOrdinal;
+    private final ColumnChunkBuffer[] buffers;
     private long nextRowGroupSize;
     /** Rows in the open row group, and the count at which its size is checked next. */
     private long groupRows;
@@ -61,17 +57,22 @@ final class OpenFile {
     private OpenFile(String relativePath, Map<String, String> partitionValues, CountingOutputFile output,
                      ParquetFileWriter fileWriter, ParquetProperties props, RowColumns columns,
                      BytesInputCompressor compressor, long rowGroupSizeBytes) {
+        List<ColumnDescriptor> descriptors = columns.schema().getColumns();
+        this.buffers = new ColumnChunkBuffer[descriptors.size()];
+        for (int i = 0; i < buffers.length; i++) {
+            ColumnDescriptor d = descriptors.get(i);
+            buffers[i] = new ColumnChunkBuffer(d, props.isDictionaryEnabled(d), props.getPageSizeThreshold(),
+                    props.getPageRowCountLimit(), props.getDictionaryPageSizeThreshold(), compressor, columns.scratch());
+        }
         this.relativePath = relativePath;
         this.partitionValues = partitionValues;
         this.output = output;
         this.fileWriter = fileWriter;
         this.props = props;
         this.columns = columns;
-        this.compressor = compressor;
         this.rowGroupSizeBytes = rowGroupSizeBytes;
         this.nextRowGroupSize = rowGroupSizeBytes;
         this.nextSizeCheck = props.getMinRowCountForPageSizeCheck();
-        startRowGroup();
     }
 
     /**
@@ -94,11 +95,10 @@ final class OpenFile {
      * Writes one checked row. The file's size and its bytes still in memory are measured after the
      * first row, every {@link #MEASURE_EVERY_ROWS} rows, after a row group was written, and
      * once the rows since the last measurement hold {@link #MEASURE_AFTER_BYTES} of strings and
-     * binary values (Parquet's measurement walks every column writer, a tenth of a row's cost).
+     * binary values.
      */
     void write(Object[] row) throws IOException {
-        unmeasuredBytes += columns.write(row, writers);
-        columnStore.endRecord();
+        unmeasuredBytes += columns.write(row, buffers);
         rows++;
         groupRows++;
         boolean flushed = false;
@@ -110,10 +110,27 @@ final class OpenFile {
         }
     }
 
+    /**
+     * The file's size: written bytes plus the open row group as Parquet's writer counts it (compressed
+     * pages plus the open pages); the bytes held: what the column buffers hold on the heap (the
+     * scratch arrays for encoding a page are shared by all files of a writer, like its compressor).
+     */
     private void measure() {
-        dataSize = lastRowGroupEndPos + columnStore.getBufferedSize();
-        bufferedBytes = Math.max(0, dataSize - output.bytesWritten());
+        dataSize = lastRowGroupEndPos + groupSize();
+        long held = 0;
+        for (ColumnChunkBuffer b : buffers) {
+            held += b.heapBytes();
+        }
+        bufferedBytes = held;
         unmeasuredBytes = 0;
+    }
+
+    private long groupSize() {
+        long size = 0;
+        for (ColumnChunkBuffer b : buffers) {
+            size += b.bufferedSize();
+        }
+        return size;
     }
 
     /**
@@ -125,11 +142,10 @@ final class OpenFile {
     private boolean checkRowGroupSize() throws IOException {
         int minCheck = props.getMinRowCountForPageSizeCheck();
         int maxCheck = props.getMaxRowCountForPageSizeCheck();
-        long memSize = columnStore.getBufferedSize();
+        long memSize = groupSize();
         long recordSize = memSize / groupRows;
         if (groupRows >= props.getRowGroupRowCountLimit() || memSize > nextRowGroupSize - 2 * recordSize) {
             flushRowGroup();
-            startRowGroup();
             nextSizeCheck = minCheck;
             return true;
         } else {
@@ -139,36 +155,38 @@ final class OpenFile {
         }
     }
 
-    private void startRowGroup() {
-        pageStore = new ColumnChunkPageWriteStore(compressor, columns.schema(), props.getAllocator(),
-                props.getColumnIndexTruncateLength(), props.getPageWriteChecksumEnabled(), null, rowGroupOrdinal);
-        columnStore = props.newColumnWriteStore(columns.schema(), pageStore, pageStore);
-        writers = columns.writers(columnStore);
-    }
-
-    /** Writes the open row group to the file (nothing when it is empty) and closes its stores. */
+    /** Writes the open row group to the file (nothing when it is empty). */
     private void flushRowGroup() throws IOException {
         if (groupRows > 0) {
-            rowGroupOrdinal++;
             fileWriter.startBlock(groupRows);
-            columnStore.flush();
-            pageStore.flushToFileWriter(fileWriter);
+            for (ColumnChunkBuffer b : buffers) {
+                try {
+                    b.writeTo(fileWriter);
+                } catch (IOException e) {
+                    throw streamFailure(e);
+                }
+            }
             groupRows = 0;
             fileWriter.endBlock();
             nextRowGroupSize = Math.min(fileWriter.getNextRowGroupSize(), rowGroupSizeBytes);
             lastRowGroupEndPos = fileWriter.getPos();
         }
-        closeStores();
     }
 
-    private void closeStores() {
-        if (columnStore != null) {
-            columnStore.close();
-            pageStore.close();
-            columnStore = null;
-            pageStore = null;
-            writers = null;
+    /**
+     * Parquet's file writer wraps a failure of the output stream while it writes a page header in an
+     * exception of its own ("can not write PageHeader(...)", around Thrift's transport exception); the
+     * stream's failure is what happened.
+     */
+    private static IOException streamFailure(IOException e) {
+        if (String.valueOf(e.getMessage()).startsWith("can not write ")) {
+            for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+                if (cause instanceof IOException io) {
+                    return io;
+                }
+            }
         }
+        return e;
     }
 
     String relativePath() {
@@ -200,7 +218,6 @@ final class OpenFile {
             flushRowGroup();
             fileWriter.end(Map.of(ParquetWriter.OBJECT_MODEL_NAME_PROP, RowColumns.WRITER_NAME));
         } finally {
-            closeStores();
             fileWriter.close();
         }
         footer = fileWriter.getFooter();
@@ -239,11 +256,7 @@ final class OpenFile {
         bufferedBytes = 0;
         if (!closed) {
             closed = true;
-            try {
-                closeStores();
-            } finally {
-                fileWriter.close();
-            }
+            fileWriter.close();
         }
     }
 }

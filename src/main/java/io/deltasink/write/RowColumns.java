@@ -1,21 +1,18 @@
 package io.deltasink.write;
 
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.column.ColumnWriteStore;
-import org.apache.parquet.column.ColumnWriter;
-import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.MessageType;
 
 import io.deltasink.model.Column;
 import io.deltasink.model.ColumnType;
 
 /**
- * Writes our {@code Object[]} rows (values in the forms listed on {@link ColumnType}) straight to
- * Parquet's column writers, one value per column and row: the schema is flat, so every value has
+ * Writes our {@code Object[]} rows (values in the forms listed on {@link ColumnType}) to the
+ * file's column buffers ({@link ColumnChunkBuffer}), one value per column and row: the schema is flat, so every value has
  * repetition level 0 and definition level 1 (0 for a null, which only an optional column takes).
  * Only the data columns are written; the partition columns live in the folder names. Rows must have
  * passed {@link RowChecker} first.
@@ -38,11 +35,11 @@ final class RowColumns {
     private static final int DECIMAL_FIXED = 11;
 
     private final MessageType schema;
+    /** Scratch arrays for encoding a page, shared by the files written with these columns (one thread). */
+    private final ColumnChunkBuffer.PageScratch scratch = new ColumnChunkBuffer.PageScratch();
     private final int[] rowIndexes;
     private final int[] kinds;
     private final int[] decimalBytes;
-    /** Per column, the definition level of a value: 1 in an optional column, 0 in a required one. */
-    private final int[] definitionLevels;
 
     /**
      * @param dataColumns the columns stored in the file, in file order
@@ -56,14 +53,12 @@ final class RowColumns {
         this.rowIndexes = rowIndexes.clone();
         this.kinds = new int[rowIndexes.length];
         this.decimalBytes = new int[rowIndexes.length];
-        this.definitionLevels = new int[rowIndexes.length];
         for (int i = 0; i < kinds.length; i++) {
             Column c = dataColumns.get(i);
             kinds[i] = kind(c);
             if (kinds[i] == DECIMAL_FIXED) {
                 decimalBytes[i] = ParquetSchemas.decimalBytes(c.precision());
             }
-            definitionLevels[i] = schema.getColumns().get(i).getMaxDefinitionLevel();
         }
     }
 
@@ -71,54 +66,46 @@ final class RowColumns {
         return schema;
     }
 
-    /** The column writers of {@code store}, in file order. */
-    ColumnWriter[] writers(ColumnWriteStore store) {
-        List<ColumnDescriptor> descriptors = schema.getColumns();
-        ColumnWriter[] writers = new ColumnWriter[descriptors.size()];
-        for (int i = 0; i < writers.length; i++) {
-            writers[i] = store.getColumnWriter(descriptors.get(i));
-        }
-        return writers;
+    ColumnChunkBuffer.PageScratch scratch() {
+        return scratch;
     }
 
     /**
-     * Writes one row's values to {@code writers}; the caller ends the record on their store.
+     * Writes one row's values to {@code columns}, the buffers of the file's columns in file order.
      *
      * @return the bytes of the row's strings and binary values
      */
-    long write(Object[] row, ColumnWriter[] writers) {
+    long write(Object[] row, ColumnChunkBuffer[] columns) throws IOException {
         long varBytes = 0;
         for (int i = 0; i < kinds.length; i++) {
             Object v = row[rowIndexes[i]];
-            ColumnWriter w = writers[i];
+            ColumnChunkBuffer c = columns[i];
             if (v == null) {
-                w.writeNull(0, 0); // an optional column; RowChecker refused nulls in required ones
+                c.writeNull(); // an optional column; RowChecker refused nulls in required ones
                 continue;
             }
-            int d = definitionLevels[i];
             switch (kinds[i]) {
-                // a fresh array nobody changes: Parquet may keep it without a copy (dictionary, statistics)
+                // a fresh array nobody changes: kept without a copy (dictionary, statistics)
                 case STRING -> {
                     byte[] utf8 = ((String) v).getBytes(StandardCharsets.UTF_8);
                     varBytes += utf8.length;
-                    w.write(Binary.fromConstantByteArray(utf8), 0, d);
+                    c.writeBinary(utf8, true);
                 }
-                case INT -> w.write((int) (Integer) v, 0, d);
-                case SHORT -> w.write((int) (Short) v, 0, d);
-                case BYTE -> w.write((int) (Byte) v, 0, d);
-                case LONG -> w.write((long) (Long) v, 0, d);
-                case DOUBLE -> w.write((double) (Double) v, 0, d);
-                case FLOAT -> w.write((float) (Float) v, 0, d);
-                case BOOLEAN -> w.write((boolean) (Boolean) v, 0, d);
-                // the caller owns the array: let Parquet copy what it keeps
+                case INT -> c.writeInt((Integer) v);
+                case SHORT -> c.writeInt((Short) v);
+                case BYTE -> c.writeInt((Byte) v);
+                case LONG -> c.writeLong((Long) v);
+                case DOUBLE -> c.writeDouble((Double) v);
+                case FLOAT -> c.writeFloat((Float) v);
+                case BOOLEAN -> c.writeBoolean((Boolean) v);
+                // the caller owns the array: copied where kept
                 case BINARY -> {
                     varBytes += ((byte[]) v).length;
-                    w.write(Binary.fromReusedByteArray((byte[]) v), 0, d);
+                    c.writeBinary((byte[]) v, false);
                 }
-                case DECIMAL_INT -> w.write(((BigDecimal) v).unscaledValue().intValueExact(), 0, d);
-                case DECIMAL_LONG -> w.write(((BigDecimal) v).unscaledValue().longValueExact(), 0, d);
-                default -> w.write(Binary.fromConstantByteArray(
-                        fixedBytes(((BigDecimal) v).unscaledValue(), decimalBytes[i])), 0, d);
+                case DECIMAL_INT -> c.writeInt(((BigDecimal) v).unscaledValue().intValueExact());
+                case DECIMAL_LONG -> c.writeLong(((BigDecimal) v).unscaledValue().longValueExact());
+                default -> c.writeBinary(fixedBytes(((BigDecimal) v).unscaledValue(), decimalBytes[i]), true);
             }
         }
         return varBytes;

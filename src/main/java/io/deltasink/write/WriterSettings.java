@@ -39,19 +39,20 @@ public record WriterSettings(String compression, long rowGroupSizeBytes, int pag
 
     /**
      * Memory of an open Parquet file besides its rows, counted per file: a fixed part (the file's
-     * writer, output stream and footer builders) and a part per data column (its column writer,
-     * statistics and index builders, and the 16 KiB first slab of a dictionary's id list), rounded up
-     * from measurements with a compressor shared by all open files (docs/design.md, "Memory").
+     * writer, output stream and footer builders) and a part per data column, rounded up from
+     * measurements with Parquet's column writers and a compressor shared by all open files
+     * (docs/design.md, "Memory"). Our column buffers' arrays are counted with the rows (held bytes),
+     * so these stay an upper bound.
      */
     static final long FILE_OVERHEAD_BYTES = 32 * 1024;
     static final long COLUMN_OVERHEAD_BYTES = 20 * 1024;
     /**
-     * Parquet's own count of a file's buffered rows (raw values of the open pages plus compressed
-     * pages) is multiplied by this: dictionaries live on the heap at several times their raw size
-     * and are not in that count, and buffers grow in doublings. Measured up to 2.4 with the seed
-     * rows and {@link #MAX_DICTIONARY_PAGE_BYTES}.
+     * A file's bytes held for its rows ({@code OpenFile.bufferedBytes()}: the capacity of its column
+     * buffers, compressed pages and dictionaries) are counted times this. They are counted as held,
+     * so 1; it was 3 when the count was Parquet's own (raw values and compressed pages, without the
+     * dictionaries' hash maps).
      */
-    static final int ROW_DATA_FACTOR = 3;
+    static final int ROW_DATA_FACTOR = 1;
     /**
      * Dictionary pages are at most this big (Parquet's default is the page size): a column with more
      * distinct values per row group falls back to plain encoding sooner, and its dictionary, held on

@@ -1,0 +1,524 @@
+package io.deltasink.write;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.parquet.column.statistics.SizeStatistics;
+import org.apache.parquet.column.statistics.Statistics;
+import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+
+/**
+ * One column of the open row group, encoded as its values arrive: each value once into a growable
+ * byte array (PLAIN, little endian; booleans bit-packed) or, while the column keeps a dictionary,
+ * as a dictionary id; definition levels only for an optional column; min, max and null count of the
+ * open page as primitives, compared as Parquet compares the column's type (signed ints, floats and
+ * doubles by {@code Float.compare}/{@code Double.compare} as Parquet's statistics do, strings and
+ * binary unsigned lexicographically, fixed-length decimals as signed big-endian integers). A page is
+ * cut at the page size or the page row count limit, compressed and kept until the row group is
+ * written ({@link #writeTo}) through Parquet's file writer, which builds footer, column and offset
+ * indexes from the page statistics.
+ *
+ * <p>Dictionaries follow Parquet's writer (version 1 pages): none for booleans and fixed-length
+ * values; a dictionary whose PLAIN size passes the dictionary page size is given up, the open page's
+ * values re-encoded plainly and the rest of the chunk written plainly, the dictionary page keeping
+ * the entries the pages written before used; a first page whose ids and dictionary are not smaller
+ * than its plain values gives the dictionary up too. Each row group starts a new dictionary.
+ */
+final class ColumnChunkBuffer {
+    private static final int INITIAL_VALUE_BYTES = 256;
+    private static final int INITIAL_IDS = 64;
+
+    private final ColumnDescriptor descriptor;
+    private final PrimitiveType type;
+    private final PrimitiveTypeName physical;
+    private final boolean optional;
+    private final boolean dictionaryEnabled;
+    private final int fixedLength;
+    private final int pageSize;
+    private final int pageRowLimit;
+    private final int maxDictionaryBytes;
+    private final BytesInputCompressor compressor;
+    private final PageScratch scratch;
+
+    private final ByteSink values = new ByteSink(INITIAL_VALUE_BYTES);
+    /** Definition levels of the open page, a bit per value (optional columns only). */
+    private long[] definedBits;
+    private int[] ids;
+    private int booleanBits;
+    private int booleanCount;
+
+    private int pageValues;
+    private int pageNulls;
+    private long pageBinaryBytes;
+    private long pageRawBytes;
+    private boolean hasValue;
+    private long minLong;
+    private long maxLong;
+    private float minFloat;
+    private float maxFloat;
+    private double minDouble;
+    private double maxDouble;
+    private byte[] minBytes;
+    private byte[] maxBytes;
+
+    private ValueDictionary dictionary;
+    /** Entries whose PLAIN size is in {@link #dictionaryBytes}. */
+    private int dictionaryEntriesCounted;
+    private boolean fallenBack;
+    private long dictionaryBytes;
+    private int dictionaryUsed;
+    private boolean firstPage = true;
+
+    private final List<Page> pages = new ArrayList<>();
+    private long pageBytesHeld;
+    private long chunkValues;
+
+    private record Page(byte[] bytes, int uncompressedSize, int valueCount, Statistics<?> statistics,
+                        SizeStatistics sizeStatistics, Encoding definitionEncoding, Encoding valueEncoding) {
+    }
+
+    /** Scratch arrays for encoding one page, shared by the columns of the files of one writer thread. */
+    static final class PageScratch {
+        final ByteSink page = new ByteSink(4096);
+        final ByteSink levels = new ByteSink(256);
+        final ByteSink ids = new ByteSink(1024);
+        int[] ints = new int[1024];
+
+        int[] ints(int count) {
+            if (ints.length < count) {
+                ints = new int[Math.max(count, ints.length * 2)];
+            }
+            return ints;
+        }
+    }
+
+    ColumnChunkBuffer(ColumnDescriptor descriptor, boolean dictionary, int pageSize, int pageRowLimit,
+                      int maxDictionaryBytes, BytesInputCompressor compressor, PageScratch scratch) {
+        this.descriptor = descriptor;
+        this.type = descriptor.getPrimitiveType();
+        this.physical = type.getPrimitiveTypeName();
+        this.optional = descriptor.getMaxDefinitionLevel() > 0;
+        this.dictionaryEnabled = dictionary && physical != PrimitiveTypeName.BOOLEAN
+                && physical != PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY;
+        this.fixedLength = type.getTypeLength();
+        this.pageSize = pageSize;
+        this.pageRowLimit = pageRowLimit;
+        this.maxDictionaryBytes = maxDictionaryBytes;
+        this.compressor = compressor;
+        this.scratch = scratch;
+        if (optional) {
+            definedBits = new long[4];
+        }
+        startChunk();
+    }
+
+    private void startChunk() {
+        dictionary = dictionaryEnabled ? new ValueDictionary(physical == PrimitiveTypeName.BINARY) : null;
+        ids = dictionary != null ? new int[INITIAL_IDS] : null;
+        dictionaryBytes = 0;
+        dictionaryUsed = 0;
+        dictionaryEntriesCounted = 0;
+        fallenBack = false;
+        firstPage = true;
+    }
+
+    void writeNull() throws IOException {
+        if (!optional) {
+            throw new IllegalStateException("null in required column " + descriptor);
+        }
+        if ((pageValues >>> 6) == definedBits.length) {
+            definedBits = Arrays.copyOf(definedBits, definedBits.length * 2);
+        }
+        pageNulls++;
+        endValue(); // its definition bit stays 0
+    }
+
+    private void defined() {
+        if (optional) {
+            int word = pageValues >>> 6;
+            if (word == definedBits.length) {
+                definedBits = Arrays.copyOf(definedBits, word * 2);
+            }
+            definedBits[word] |= 1L << pageValues;
+        }
+    }
+
+    void writeInt(int v) throws IOException {
+        defined();
+        if (!hasValue) {
+            hasValue = true;
+            minLong = v;
+            maxLong = v;
+        } else if (v < minLong) {
+            minLong = v;
+        } else if (v > maxLong) {
+            maxLong = v;
+        }
+        if (dictionaryEncoding()) {
+            addId(dictionary.id(v), 4);
+        } else {
+            values.putIntLE(v);
+        }
+        endValue();
+    }
+
+    void writeLong(long v) throws IOException {
+        defined();
+        if (!hasValue) {
+            hasValue = true;
+            minLong = v;
+            maxLong = v;
+        } else if (v < minLong) {
+            minLong = v;
+        } else if (v > maxLong) {
+            maxLong = v;
+        }
+        if (dictionaryEncoding()) {
+            addId(dictionary.id(v), 8);
+        } else {
+            values.putLongLE(v);
+        }
+        endValue();
+    }
+
+    void writeFloat(float v) throws IOException {
+        defined();
+        if (!hasValue) {
+            hasValue = true;
+            minFloat = v;
+            maxFloat = v;
+        } else {
+            if (Float.compare(v, minFloat) < 0) {
+                minFloat = v;
+            }
+            if (Float.compare(v, maxFloat) > 0) {
+                maxFloat = v;
+            }
+        }
+        int bits = Float.floatToRawIntBits(v);
+        if (dictionaryEncoding()) {
+            addId(dictionary.id(bits), 4);
+        } else {
+            values.putIntLE(bits);
+        }
+        endValue();
+    }
+
+    void writeDouble(double v) throws IOException {
+        defined();
+        if (!hasValue) {
+            hasValue = true;
+            minDouble = v;
+            maxDouble = v;
+        } else {
+            if (Double.compare(v, minDouble) < 0) {
+                minDouble = v;
+            }
+            if (Double.compare(v, maxDouble) > 0) {
+                maxDouble = v;
+            }
+        }
+        long bits = Double.doubleToRawLongBits(v);
+        if (dictionaryEncoding()) {
+            addId(dictionary.id(bits), 8);
+        } else {
+            values.putLongLE(bits);
+        }
+        endValue();
+    }
+
+    void writeBoolean(boolean v) throws IOException {
+        defined();
+        int bit = v ? 1 : 0;
+        if (!hasValue) {
+            hasValue = true;
+            minLong = bit;
+            maxLong = bit;
+        } else if (bit < minLong) {
+            minLong = bit;
+        } else if (bit > maxLong) {
+            maxLong = bit;
+        }
+        booleanBits |= bit << booleanCount;
+        if (++booleanCount == 8) {
+            values.putByte(booleanBits);
+            booleanBits = 0;
+            booleanCount = 0;
+        }
+        endValue();
+    }
+
+    /**
+     * A byte array or fixed-length value; {@code owned}: nobody changes the array later, so it may be
+     * kept (as min, max or dictionary entry) without a copy.
+     */
+    void writeBinary(byte[] v, boolean owned) throws IOException {
+        defined();
+        boolean fixed = physical == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY;
+        if (!hasValue) {
+            hasValue = true;
+            minBytes = owned ? v : v.clone();
+            maxBytes = minBytes;
+        } else if (compareBinary(v, minBytes, fixed) < 0) {
+            minBytes = owned ? v : v.clone();
+        } else if (compareBinary(v, maxBytes, fixed) > 0) {
+            maxBytes = owned ? v : v.clone();
+        }
+        if (fixed) {
+            values.putBytes(v, 0, fixedLength);
+        } else {
+            pageBinaryBytes += v.length;
+            if (dictionaryEncoding()) {
+                addId(dictionary.id(v, owned), 4 + v.length);
+            } else {
+                values.putIntLE(v.length);
+                values.putBytes(v, 0, v.length);
+            }
+        }
+        endValue();
+    }
+
+    /** Parquet's order: unsigned lexicographic; fixed-length decimals as signed big-endian integers. */
+    private static int compareBinary(byte[] a, byte[] b, boolean signed) {
+        if (signed && a.length > 0 && a[0] != b[0]) {
+            return Byte.compare(a[0], b[0]);
+        }
+        return Arrays.compareUnsigned(a, b);
+    }
+
+    private void addId(int id, int plainBytes) {
+        pageRawBytes += plainBytes;
+        int index = pageValues - pageNulls;
+        if (index == ids.length) {
+            ids = Arrays.copyOf(ids, index * 2);
+        }
+        ids[index] = id;
+        if (dictionary.size() > dictionaryEntriesCounted) { // a new entry
+            dictionaryEntriesCounted++;
+            dictionaryBytes += plainBytes;
+            if (dictionaryBytes > maxDictionaryBytes) {
+                fallBack();
+            }
+        }
+    }
+
+    /** Gives the dictionary up: the open page's ids become PLAIN values, and so do the chunk's next values. */
+    private void fallBack() {
+        int count = pageValues + 1 - pageNulls; // the value being written is in
+        values.reset();
+        for (int k = 0; k < count; k++) {
+            putPlain(ids[k]);
+        }
+        if (dictionaryUsed == 0) {
+            dictionary = null; // no page uses it: no dictionary page
+        }
+        ids = null;
+        fallenBack = true;
+    }
+
+    private boolean dictionaryEncoding() {
+        return dictionary != null && !fallenBack;
+    }
+
+    private void putPlain(int id) {
+        switch (physical) {
+            case INT32, FLOAT -> values.putIntLE((int) dictionary.longAt(id));
+            case INT64, DOUBLE -> values.putLongLE(dictionary.longAt(id));
+            default -> {
+                byte[] b = dictionary.binaryAt(id);
+                values.putIntLE(b.length);
+                values.putBytes(b, 0, b.length);
+            }
+        }
+    }
+
+    private void endValue() throws IOException {
+        pageValues++;
+        if (pageValues >= pageRowLimit || pageBufferedSize() >= pageSize) {
+            writePage();
+        }
+    }
+
+    /** Bytes of the open page as Parquet's writer counts them (dictionary-encoded values at their PLAIN size). */
+    private long pageBufferedSize() {
+        long levels = optional ? (pageValues >>> 3) : 0;
+        return levels + (dictionaryEncoding() ? pageRawBytes : values.size());
+    }
+
+    /** The row group's bytes as Parquet's writer counts them: compressed pages plus the open page. */
+    long bufferedSize() {
+        return pageBytesHeld + pageBufferedSize();
+    }
+
+    /** Heap bytes this column holds: arrays of the open page, compressed pages, dictionary. */
+    long heapBytes() {
+        long bytes = values.capacity() + pageBytesHeld + 64L * pages.size();
+        if (definedBits != null) {
+            bytes += 8L * definedBits.length;
+        }
+        if (ids != null) {
+            bytes += 4L * ids.length;
+        }
+        if (dictionaryEncoding()) {
+            bytes += dictionary.heapBytes();
+        }
+        return bytes;
+    }
+
+    /** Encodes, compresses and keeps the open page; nothing when it is empty. */
+    private void writePage() throws IOException {
+        if (pageValues == 0) {
+            return;
+        }
+        int nonNull = pageValues - pageNulls;
+        Encoding valueEncoding = Encoding.PLAIN;
+        ByteSink encoded = values;
+        if (dictionaryEncoding()) {
+            ByteSink idBytes = scratch.ids;
+            idBytes.reset();
+            int bitWidth = HybridEncoder.bitWidth(dictionary.size() - 1);
+            idBytes.putByte(bitWidth);
+            HybridEncoder.encode(ids, nonNull, bitWidth, idBytes);
+            if (firstPage && idBytes.size() + dictionaryBytes >= pageRawBytes) {
+                // Parquet's rule: a dictionary that does not make the first page smaller is given up
+                values.reset();
+                for (int k = 0; k < nonNull; k++) {
+                    putPlain(ids[k]);
+                }
+                dictionary = null;
+                ids = null;
+                fallenBack = true;
+            } else {
+                valueEncoding = Encoding.PLAIN_DICTIONARY;
+                dictionaryUsed = dictionary.size();
+                encoded = idBytes;
+            }
+        }
+        if (encoded == values && booleanCount > 0) {
+            values.putByte(booleanBits);
+            booleanBits = 0;
+            booleanCount = 0;
+        }
+        ByteSink page = scratch.page;
+        page.reset();
+        if (optional) {
+            ByteSink levels = scratch.levels;
+            levels.reset();
+            int[] bits = scratch.ints(pageValues);
+            for (int k = 0; k < pageValues; k++) {
+                bits[k] = (int) (definedBits[k >>> 6] >>> k) & 1;
+            }
+            HybridEncoder.encode(bits, pageValues, 1, levels);
+            page.putIntLE(levels.size());
+            page.putBytes(levels.array(), 0, levels.size());
+            Arrays.fill(definedBits, 0, ((pageValues - 1) >>> 6) + 1, 0L);
+        }
+        page.putBytes(encoded.array(), 0, encoded.size());
+        int uncompressed = page.size();
+        byte[] compressed = compress(page);
+        pages.add(new Page(compressed, uncompressed, pageValues, pageStatistics(),
+                new SizeStatistics(type, pageBinaryBytes, List.of(), List.of()),
+                optional ? Encoding.RLE : Encoding.BIT_PACKED, valueEncoding));
+        pageBytesHeld += compressed.length;
+        chunkValues += pageValues;
+        firstPage = false;
+        values.reset();
+        pageValues = 0;
+        pageNulls = 0;
+        pageBinaryBytes = 0;
+        pageRawBytes = 0;
+        hasValue = false;
+        minBytes = null;
+        maxBytes = null;
+    }
+
+    private byte[] compress(ByteSink bytes) throws IOException {
+        byte[] out = compressor.compress(BytesInput.from(bytes.array(), 0, bytes.size())).toByteArray();
+        // the shared compressor reuses its output buffer, and "uncompressed" may hand the input back
+        return out == bytes.array() ? out.clone() : out;
+    }
+
+    private Statistics<?> pageStatistics() {
+        Statistics<?> s = Statistics.createStats(type);
+        s.incrementNumNulls(pageNulls);
+        if (hasValue) {
+            switch (physical) {
+                case INT32 -> {
+                    s.updateStats((int) minLong);
+                    s.updateStats((int) maxLong);
+                }
+                case INT64 -> {
+                    s.updateStats(minLong);
+                    s.updateStats(maxLong);
+                }
+                case FLOAT -> {
+                    s.updateStats(minFloat);
+                    s.updateStats(maxFloat);
+                }
+                case DOUBLE -> {
+                    s.updateStats(minDouble);
+                    s.updateStats(maxDouble);
+                }
+                case BOOLEAN -> {
+                    s.updateStats(minLong != 0);
+                    s.updateStats(maxLong != 0);
+                }
+                default -> {
+                    s.updateStats(Binary.fromConstantByteArray(minBytes));
+                    s.updateStats(Binary.fromConstantByteArray(maxBytes));
+                }
+            }
+        }
+        return s;
+    }
+
+    /**
+     * Writes the chunk (dictionary page first, then the data pages) between {@code startColumn} and
+     * {@code endColumn} of {@code writer}, and starts the next chunk empty.
+     */
+    void writeTo(ParquetFileWriter writer) throws IOException {
+        writePage();
+        writer.startColumn(descriptor, chunkValues, compressor.getCodecName());
+        if (dictionary != null && dictionaryUsed > 0) {
+            ByteSink page = scratch.page;
+            page.reset();
+            for (int id = 0; id < dictionaryUsed; id++) {
+                switch (physical) {
+                    case INT32, FLOAT -> page.putIntLE((int) dictionary.longAt(id));
+                    case INT64, DOUBLE -> page.putLongLE(dictionary.longAt(id));
+                    default -> {
+                        byte[] b = dictionary.binaryAt(id);
+                        page.putIntLE(b.length);
+                        page.putBytes(b, 0, b.length);
+                    }
+                }
+            }
+            int uncompressed = page.size();
+            writer.writeDictionaryPage(new DictionaryPage(BytesInput.from(compress(page)), uncompressed,
+                    dictionaryUsed, Encoding.PLAIN_DICTIONARY));
+        }
+        for (Page p : pages) {
+            writer.writeDataPage(p.valueCount, p.uncompressedSize, BytesInput.from(p.bytes), p.statistics,
+                    p.valueCount, Encoding.BIT_PACKED, p.definitionEncoding, p.valueEncoding, null, null,
+                    p.sizeStatistics);
+        }
+        writer.endColumn();
+        pages.clear();
+        pageBytesHeld = 0;
+        chunkValues = 0;
+        values.shrinkTo(INITIAL_VALUE_BYTES);
+        if (definedBits != null && definedBits.length > 4) {
+            definedBits = new long[4];
+        }
+        startChunk();
+    }
+}
