@@ -58,7 +58,6 @@ final class ColumnChunkBuffer {
 
     private int pageValues;
     private int pageNulls;
-    private long pageBinaryBytes;
     private long pageRawBytes;
     private boolean hasValue;
     private long minLong;
@@ -276,7 +275,6 @@ final class ColumnChunkBuffer {
         if (fixed) {
             values.putBytes(v, 0, fixedLength);
         } else {
-            pageBinaryBytes += v.length;
             if (dictionaryEncoding()) {
                 addId(dictionary.id(v, owned), 4 + v.length);
             } else {
@@ -426,7 +424,7 @@ final class ColumnChunkBuffer {
         int uncompressed = page.size();
         byte[] compressed = compress(page);
         pages.add(new Page(compressed, uncompressed, pageValues, pageStatistics(),
-                new SizeStatistics(type, pageBinaryBytes, List.of(), List.of()),
+                SizeStatistics.noopBuilder(type, 0, optional ? 1 : 0).build(), // none, as WriterSettings asks of Parquet
                 optional ? Encoding.RLE : Encoding.BIT_PACKED, valueEncoding));
         pageBytesHeld += compressed.length;
         chunkValues += pageValues;
@@ -434,7 +432,6 @@ final class ColumnChunkBuffer {
         values.reset();
         pageValues = 0;
         pageNulls = 0;
-        pageBinaryBytes = 0;
         pageRawBytes = 0;
         hasValue = false;
         minBytes = null;
