@@ -13,13 +13,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.deltasink.convert.ColumnMapping;
 import io.deltasink.convert.MappingConverter;
 import io.deltasink.maintenance.CompactionOptions;
 import io.deltasink.maintenance.CompactionResult;
@@ -31,10 +29,6 @@ import io.deltasink.table.CommitOutcomeUnknownException;
 import io.deltasink.table.DeltaTable;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.FaultyLogStore;
-import io.deltasink.testing.SensorEvents;
-import io.deltasink.testing.SinkRecords;
-import io.deltasink.write.PartitionedWriter;
-import io.deltasink.write.WriterSettings;
 
 /**
  * After a commit of its own, the committer knows the txn versions of that table version without a
@@ -62,7 +56,7 @@ class KnownTxnVersionsTest {
         engine = new TxnLookupCountingEngine(storage.createEngine());
         table = new DeltaTable(engine, storage.tableUri());
         other = new DeltaTable(storage.createEngine(), storage.tableUri());
-        converter = new MappingConverter(ColumnMapping.parse(SinkSessionTest.COLUMNS), Clock.systemUTC());
+        converter = SeedFiles.converter();
         schema = converter.schema();
         table.createOrCheck(schema, List.of("device_type"), Map.of(), "test");
     }
@@ -73,12 +67,7 @@ class KnownTxnVersionsTest {
     }
 
     private List<DataFile> files(int partition, long from, int count) throws Exception {
-        PartitionedWriter w = new PartitionedWriter(WriterSettings.defaults(), schema, List.of("device_type"),
-                storage.tablePath(), new Configuration(), Clock.systemUTC());
-        for (long i = from; i < from + count; i++) {
-            w.write(converter.convert(SinkRecords.of("t", partition, i, SensorEvents.event(i).json())));
-        }
-        return w.finish();
+        return SeedFiles.write(storage, converter, partition, from, count);
     }
 
     private TableCommitter.Attempt append(List<DataFile> files, Map<String, Long> versions) {

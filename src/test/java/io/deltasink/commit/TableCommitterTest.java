@@ -7,14 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,7 +23,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.deltasink.convert.ColumnMapping;
 import io.deltasink.convert.MappingConverter;
 import io.deltasink.model.DataFile;
 import io.deltasink.model.RowSchema;
@@ -34,10 +31,6 @@ import io.deltasink.table.CommitOutcomeUnknownException;
 import io.deltasink.table.DeltaTable;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.FaultyLogStore;
-import io.deltasink.testing.SensorEvents;
-import io.deltasink.testing.SinkRecords;
-import io.deltasink.write.PartitionedWriter;
-import io.deltasink.write.WriterSettings;
 
 class TableCommitterTest {
     @TempDir
@@ -53,7 +46,7 @@ class TableCommitterTest {
         // Kernel's local log store, with faults that can be armed per test
         storage = new StorageSettings(dir.resolve("t").toString(), Map.of(FaultyLogStore.KEY, FaultyLogStore.class.getName()));
         table = new DeltaTable(storage.createEngine(), storage.tableUri());
-        converter = new MappingConverter(ColumnMapping.parse(SinkSessionTest.COLUMNS), Clock.systemUTC());
+        converter = SeedFiles.converter();
         schema = converter.schema();
         table.createOrCheck(schema, List.of("device_type"), Map.of(), "test");
     }
@@ -64,12 +57,7 @@ class TableCommitterTest {
     }
 
     private List<DataFile> files(int partition, int count) throws Exception {
-        PartitionedWriter w = new PartitionedWriter(WriterSettings.defaults(), schema, List.of("device_type"),
-                storage.tablePath(), new Configuration(), Clock.systemUTC());
-        for (int i = 0; i < count; i++) {
-            w.write(converter.convert(SinkRecords.of("t", partition, i, SensorEvents.event(i).json())));
-        }
-        return w.finish();
+        return SeedFiles.write(storage, converter, partition, 0, count);
     }
 
     @Test
