@@ -1,5 +1,6 @@
 package io.deltasink;
 
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -14,12 +15,14 @@ import io.deltasink.model.RowSchema;
 import io.deltasink.storage.StorageErrors;
 import io.deltasink.storage.StorageProbe;
 import io.deltasink.storage.StorageSettings;
+import io.deltasink.table.DeltaTable;
 
 /**
  * Cross-key rules, run by {@code Connector.validate()} so the REST validate call shows them on
  * the right field before any task starts: the mapping parses, not-null columns are columns of the
  * mapping, partition columns follow the rules of {@link PartitionSpec} (the table's); the S3 keys
- * are given in pairs and the S3 endpoint is a URI with a host; compaction, when on, has a trigger.
+ * are given in pairs and the S3 endpoint is a URI with a host; compaction, when on, has a trigger;
+ * each table property is one Delta accepts ({@link DeltaTable#checkTableProperties}).
  * When everything else is valid and the table is on S3, a short probe of the bucket reports access denied, a missing bucket or an
  * unreachable endpoint on the setting to fix.
  */
@@ -31,6 +34,7 @@ final class ConnectorValidation {
         checkStorage(props, config);
         checkCompactionTrigger(props, config);
         checkMaintenanceRoutes(props, config);
+        checkTableProperties(props, config);
         if (!hasErrors(config, DeltaSinkConfig.COLUMNS, DeltaSinkConfig.COLUMNS_NOT_NULL,
                 DeltaSinkConfig.PARTITION_COLUMNS)) {
             checkMapping(props, config);
@@ -148,6 +152,23 @@ final class ConnectorValidation {
             value(config, parsed.compactionEnabled() ? DeltaSinkConfig.COMPACTION_ENABLED
                     : DeltaSinkConfig.VACUUM_ENABLED).ifPresent(v -> v.addErrorMessage(problem));
         }
+    }
+
+    /**
+     * Each delta.table.property.* key on a row of its own (the ConfigDef knows only the wildcard):
+     * an unknown delta.* property or a value Delta Kernel refuses, named before the table is created.
+     */
+    private static void checkTableProperties(Map<String, String> props, Config config) {
+        props.forEach((key, value) -> {
+            if (key.startsWith(DeltaSinkConfig.TABLE_PROPERTY_PREFIX)) {
+                String property = key.substring(DeltaSinkConfig.TABLE_PROPERTY_PREFIX.length());
+                try {
+                    DeltaTable.checkTableProperties(Collections.singletonMap(property, value));
+                } catch (IllegalArgumentException e) {
+                    config.configValues().add(new ConfigValue(key, value, List.of(), List.of(e.getMessage())));
+                }
+            }
+        });
     }
 
     private static boolean given(Map<String, String> props, String key) {

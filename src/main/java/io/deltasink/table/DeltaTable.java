@@ -11,6 +11,7 @@ import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.CheckpointAlreadyExistsException;
+import io.delta.kernel.exceptions.KernelException;
 import io.delta.kernel.exceptions.MaxCommitRetryLimitReachedException;
 import io.delta.kernel.exceptions.TableAlreadyExistsException;
 import io.delta.kernel.exceptions.TableNotFoundException;
@@ -201,12 +202,7 @@ public final class DeltaTable {
         Objects.requireNonNull(tableProperties, "tableProperties");
         Objects.requireNonNull(engineInfo, "engineInfo");
         PartitionSpec.of(schema, partitionColumns); // the partition-column rules, before anything is written
-        tableProperties.forEach((key, value) -> {
-            if (key.equalsIgnoreCase(SchemaCheck.COLUMN_MAPPING_MODE) && !value.equalsIgnoreCase("none")) {
-                throw new IllegalArgumentException("table property " + key + "=" + value
-                        + " is not supported yet: this connector writes tables without column mapping");
-            }
-        });
+        checkTableProperties(tableProperties);
         Optional<TableSnapshot> existing = latest();
         if (existing.isPresent()) {
             return check(existing.get(), schema, partitionColumns, tableProperties, engineInfo, evolution);
@@ -234,6 +230,31 @@ public final class DeltaTable {
         TableSnapshot created = latest().orElseThrow(() ->
                 new IllegalStateException("Delta table " + tablePath + " not found right after it was created"));
         return check(created, schema, partitionColumns, tableProperties, engineInfo, evolution);
+    }
+
+    /**
+     * The rules for table properties the connector sets when it creates a table: a {@code delta.*}
+     * key must be one Delta Kernel knows, with a value it accepts (Kernel would refuse the table
+     * otherwise), and column mapping is not supported. Other keys are free.
+     *
+     * @throws IllegalArgumentException naming the first property that breaks a rule
+     */
+    public static void checkTableProperties(Map<String, String> tableProperties) {
+        tableProperties.forEach((key, value) -> {
+            if (value == null) {
+                throw new IllegalArgumentException("table property " + key + " has no value");
+            }
+            if (key.equalsIgnoreCase(SchemaCheck.COLUMN_MAPPING_MODE) && !value.equalsIgnoreCase("none")) {
+                throw new IllegalArgumentException("table property " + key + "=" + value
+                        + " is not supported yet: this connector writes tables without column mapping");
+            }
+            try {
+                KernelInternals.checkTableProperties(Map.of(key, value));
+            } catch (KernelException | IllegalArgumentException e) {
+                throw new IllegalArgumentException("table property " + key + "=" + value + " is refused by Delta "
+                        + "Kernel: " + e.getMessage(), e);
+            }
+        });
     }
 
     /**

@@ -239,6 +239,32 @@ final class KernelInternals {
                 List.copyOf(new TreeSet<>(protocol.getWriterFeatures())));
     }
 
+    /**
+     * Checks table properties as Kernel does when it creates a table: a {@code delta.*} key Kernel
+     * does not know, or a value its parser refuses, throws {@link io.delta.kernel.exceptions.KernelException}
+     * with Kernel's message; a boolean property that is neither true nor false throws
+     * IllegalArgumentException; other keys pass.
+     */
+    static void checkTableProperties(Map<String, String> properties) {
+        TableConfig.validateAndNormalizeDeltaProperties(properties);
+        properties.forEach((key, value) -> {
+            boolean flag = BOOLEAN_PROPERTIES.stream().anyMatch(c -> c.getKey().equalsIgnoreCase(key));
+            if (flag && !value.trim().equalsIgnoreCase("true") && !value.trim().equalsIgnoreCase("false")) {
+                // Kernel reads any other word as false; Delta (Spark) refuses it
+                throw new IllegalArgumentException("must be true or false");
+            }
+        });
+    }
+
+    /** The table properties Kernel reads as booleans (with Boolean.parseBoolean: "yes" is false). */
+    private static final List<TableConfig<Boolean>> BOOLEAN_PROPERTIES = List.of(TableConfig.APPEND_ONLY_ENABLED,
+            TableConfig.CHANGE_DATA_FEED_ENABLED, TableConfig.CHECKPOINT_WRITE_STATS_AS_STRUCT,
+            TableConfig.CHECKPOINT_WRITE_STATS_AS_JSON, TableConfig.DELETION_VECTORS_CREATION_ENABLED,
+            TableConfig.TYPE_WIDENING_ENABLED, TableConfig.ROW_TRACKING_ENABLED, TableConfig.EXPIRED_LOG_CLEANUP_ENABLED,
+            TableConfig.IN_COMMIT_TIMESTAMPS_ENABLED, TableConfig.ICEBERG_COMPAT_V2_ENABLED,
+            TableConfig.ICEBERG_COMPAT_V3_ENABLED, TableConfig.ICEBERG_WRITER_COMPAT_V1_ENABLED,
+            TableConfig.ICEBERG_WRITER_COMPAT_V3_ENABLED, TableConfig.VARIANT_SHREDDING_ENABLED);
+
     /** delta.deletedFileRetentionDuration as Kernel (and Delta) parse it: 7 days when unset. */
     static long deletedFileRetentionMillis(Map<String, String> properties) {
         return TableConfig.TOMBSTONE_RETENTION.fromMetadata(properties);

@@ -134,6 +134,32 @@ class ConfigValidateIT {
         assertOnlyError(config, "txn.app.id.template", "unclosed placeholder");
     }
 
+    @Test
+    void tablePropertyDeltaDoesNotKnow() {
+        Map<String, String> config = preset();
+        config.put("delta.table.property.delta.enableChangeDataFeed", "true");
+        config.put("delta.table.property.delta.enableChangeDatFeed", "true");
+        assertOnlyError(config, "delta.table.property.delta.enableChangeDatFeed",
+                "table property delta.enableChangeDatFeed=true is refused by Delta Kernel");
+    }
+
+    @Test
+    void tablePropertyWithAValueDeltaRefuses() {
+        Map<String, String> config = preset();
+        config.put("delta.table.property.delta.enableChangeDataFeed", "yes");
+        config.put("delta.table.property.owner", "sensors");
+        assertOnlyError(config, "delta.table.property.delta.enableChangeDataFeed",
+                "table property delta.enableChangeDataFeed=yes is refused by Delta Kernel");
+    }
+
+    @Test
+    void tablePropertyAskingForColumnMapping() {
+        Map<String, String> config = preset();
+        config.put("delta.table.property.delta.columnMapping.mode", "name");
+        assertOnlyError(config, "delta.table.property.delta.columnMapping.mode",
+                "is not supported yet: this connector writes tables without column mapping");
+    }
+
     /** The preset pointed at an S3 bucket through an explicit endpoint, credentials not given yet. */
     private Map<String, String> s3Preset() {
         Map<String, String> config = preset();
