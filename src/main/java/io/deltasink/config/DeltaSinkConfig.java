@@ -68,7 +68,11 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
     public static final String TABLE_PROPERTY_PREFIX = "delta.table.property.";
     static final String TABLE_PROPERTY_PREFIX_DOC = "Table properties set when the table is created: "
-            + "delta.table.property.<key>=<value>, e.g. delta.table.property.delta.checkpointInterval=10.";
+            + "delta.table.property.<key>=<value>, e.g. delta.table.property.delta.checkpointInterval=10 or "
+            + "delta.table.property.delta.enableChangeDataFeed=true (the change data feed: appends read as inserts). "
+            + "A delta.* key Delta does not know, or a value it refuses, is an error; other keys are stored as given; "
+            + "delta.columnMapping.mode is not supported. An existing table keeps its properties (a difference is "
+            + "logged).";
 
     public static final String COLUMNS = "columns";
     static final String COLUMNS_DOC = "The column mapping: comma-separated entries 'name:type=source', or 'auto'. "
