@@ -143,6 +143,10 @@ final class ConnectorValidation {
         } catch (RuntimeException e) {
             return; // reported on its field already
         }
+        String route = parsed.routeProblem();
+        if (route != null) {
+            value(config, DeltaSinkConfig.TABLE_ROUTE_FIELD).ifPresent(v -> v.addErrorMessage(route));
+        }
         String problem = parsed.maintenanceProblem();
         if (problem != null) {
             value(config, parsed.compactionEnabled() ? DeltaSinkConfig.COMPACTION_ENABLED
