@@ -36,7 +36,8 @@ import io.deltasink.storage.StorageSettings;
  * handed to the worker, bad records, what failures leave behind in {@link Recovery}) and hands each
  * record to the {@link TableRoute} of its table ({@link TableBatch}: rows, files, the commit; and
  * that table's {@link Assignment}: the positions of the partitions feeding it). With {@code ${topic}}
- * in table.location each topic has a table of its own; without it there is one route.
+ * in table.location each topic has a table of its own; with {@code ${route}} each value of
+ * table.route.field, and a partition feeds several tables ({@link FieldRoutes}); else one route.
  *
  * <p>Records below a partition's table position, or below what the batch already holds, are
  * skipped, so a redelivery never duplicates. Whenever buffered work must be dropped (storage
@@ -65,6 +66,7 @@ public final class SinkSession {
     private final EarlyCommit earlyCommit;
     /** table location -> its route, in the order the tables were first used */
     private final Map<String, TableRoute> routes = new LinkedHashMap<>();
+    /** topic (or with ${route}: table folder) -> its route */
     private final Map<String, TableRoute> byTopic = new HashMap<>();
     /** The one route when table.location has no ${topic} or ${route}, else null. */
     private final TableRoute single;
@@ -147,6 +149,10 @@ public final class SinkSession {
      * the consumer is.
      */
     private TableRoute fieldRoute(String folder) {
+        TableRoute known = byTopic.get(folder);
+        if (known != null) {
+            return known;
+        }
         StorageSettings tableStorage = storage.at(config.tableLocationOfRoute(folder));
         TableRoute route = routes.get(tableStorage.tableUri());
         if (route == null) {
@@ -154,6 +160,7 @@ public final class SinkSession {
             routes.put(tableStorage.tableUri(), route);
             route.assignment.place(assigned, route.batch.readTable());
         }
+        byTopic.put(folder, route);
         return route;
     }
 
