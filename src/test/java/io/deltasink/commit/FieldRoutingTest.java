@@ -19,6 +19,7 @@ import java.util.Set;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -198,6 +199,39 @@ class FieldRoutingTest {
         WorkerLoop again = new WorkerLoop(second, next, log(), group, 70, 3).assign(partitions());
         again.runToEnd(1000);
         assertExactlyOnce();
+    }
+
+    @Test
+    void aRebalanceMovingOnePartitionToAnotherTaskKeepsEveryOffsetOnce() {
+        TopicPartition moved = new TopicPartition(TOPIC, 1);
+        RecordingContext ctx1 = new RecordingContext(false);
+        Map<TopicPartition, Long> group = new HashMap<>();
+        WorkerLoop task1 = new WorkerLoop(session(ctx1), ctx1, log(), group, 70, 2).assign(partitions());
+        for (int i = 0; i < 3; i++) {
+            task1.poll();
+        }
+        task1.revoke(List.of(moved));
+
+        RecordingContext ctx2 = new RecordingContext(false);
+        WorkerLoop task2 = new WorkerLoop(session(ctx2), ctx2, log(), group, 70, 2).assign(List.of(moved));
+        task2.runToEnd(1000);
+        task1.runToEnd(1000);
+        assertExactlyOnce();
+    }
+
+    @Test
+    void theOffsetsApiIsRefusedAndChangesNothing() {
+        RecordingContext ctx = new RecordingContext(false);
+        new WorkerLoop(session(ctx), ctx, log(), new HashMap<>(), 100, 3).assign(partitions()).runToEnd(1000);
+        Map<String, String> props = sessions.props(Map.of(DeltaSinkConfig.TABLE_LOCATION, root() + "/${route}"));
+        DeltaSinkConfig config = new DeltaSinkConfig(props);
+        StorageSettings storage = sessions.storage(config);
+        long before = DeltaTableReader.version(table(0));
+        ConnectException refused = assertThrows(ConnectException.class, () -> OffsetsOverride.applyPerTable(config,
+                props, storage, "test-engine", ms -> { }, Map.of(new TopicPartition(TOPIC, 0), 5L)));
+        assertTrue(refused.getMessage().contains("Nothing was changed"), refused.getMessage());
+        assertEquals(before, DeltaTableReader.version(table(0)));
+        assertEquals(Optional.of((long) PER_PARTITION), DeltaTableReader.txnVersion(table(0), "sensors/" + TOPIC + "/0"));
     }
 
     @Test
