@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.ConfigValue;
 
 import io.deltasink.config.DeltaSinkConfig;
@@ -146,6 +147,17 @@ final class ConnectorValidation {
             parsed = new DeltaSinkConfig(props);
         } catch (RuntimeException e) {
             return; // reported on its field already
+        }
+        String route = parsed.routeProblem();
+        if (route != null) {
+            value(config, DeltaSinkConfig.TABLE_ROUTE_FIELD).ifPresent(v -> v.addErrorMessage(route));
+        } else if (parsed.tablePerField()) {
+            try {
+                ColumnMapping.parse("route:string=" + parsed.routeField(), List.of());
+            } catch (ConfigException e) {
+                value(config, DeltaSinkConfig.TABLE_ROUTE_FIELD).ifPresent(v -> v.addErrorMessage(
+                        "not a path of the mapping grammar: " + e.getMessage()));
+            }
         }
         String problem = parsed.maintenanceProblem();
         if (problem != null) {

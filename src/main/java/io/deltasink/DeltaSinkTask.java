@@ -38,6 +38,9 @@ public class DeltaSinkTask extends SinkTask {
         if (config.maintenanceProblem() != null) {
             throw new ConfigException(config.maintenanceProblem());
         }
+        if (config.routeProblem() != null) {
+            throw new ConfigException(config.routeProblem());
+        }
         storage = StorageSettings.from(config);
         Clock clock = Clock.systemUTC();
         session = new SinkSession(config, storage, Converters.factory(config, clock), context, clock, Thread::sleep,

@@ -10,12 +10,12 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +38,8 @@ final class Assignment {
     }
 
     private final DeltaSinkConfig config;
-    private final SinkTaskContext context;
+    /** Hands seeks to the worker (with a table per field value: to the router, which takes the lowest). */
+    private final Consumer<Map<TopicPartition, Long>> seeker;
     private final SinkMetrics metrics;
     private final String tableUri;
     private final Ownership ownership;
@@ -48,9 +49,10 @@ final class Assignment {
     /** Assigned partitions whose table position is not known yet (storage failed in open()). */
     private final Set<TopicPartition> unresolved = new TreeSet<>(PartitionPositions.ORDER);
 
-    Assignment(DeltaSinkConfig config, SinkTaskContext context, SinkMetrics metrics, String tableUri) {
+    Assignment(DeltaSinkConfig config, Consumer<Map<TopicPartition, Long>> seeker, SinkMetrics metrics,
+               String tableUri) {
         this.config = config;
-        this.context = context;
+        this.seeker = seeker;
         this.metrics = metrics;
         this.tableUri = tableUri;
         this.ownership = new Ownership(config.appIdTemplate(), config.connectorName(), config.adoptConnectors());
@@ -159,7 +161,7 @@ final class Assignment {
         Map<TopicPartition, Long> targets = new HashMap<>();
         positionsToRead.forEach((tp, offset) -> targets.put(tp, positions.seekTarget(tp, offset)));
         positions.sought(targets);
-        context.offset(targets);
+        seeker.accept(targets);
     }
 
     /** Hands the pending rewinds of still-assigned partitions to the worker (at the end of put()). */
@@ -262,6 +264,16 @@ final class Assignment {
     /** The batch is dropped: rewinds its partitions and those of {@code unread} (at the next put()). */
     void dropBatch(List<SinkRecord> unread) {
         positions.dropBatch(unread);
+    }
+
+    /** The partition's position in the table: absent when the table holds none (or a reset). */
+    Optional<Long> position(TopicPartition tp) {
+        return positions.position(tp);
+    }
+
+    /** The positions of one partition, when it feeds several tables (routing by a field value). */
+    PartitionPositions positions() {
+        return positions;
     }
 
     /** The offsets to report to the worker (see {@link PartitionPositions#tableOffsets}). */

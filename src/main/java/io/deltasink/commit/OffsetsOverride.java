@@ -80,6 +80,14 @@ public final class OffsetsOverride {
     public static void applyPerTable(DeltaSinkConfig config, Map<String, String> props, StorageSettings storage,
                                      String engineInfo, TableCommitter.Sleeper sleeper,
                                      Map<TopicPartition, Long> offsets) {
+        if (config.tablePerField()) {
+            throw new ConnectException("Cannot alter or reset the offsets of connector " + config.connectorName()
+                    + ": with " + DeltaSinkConfig.ROUTE_VARIABLE + " in " + DeltaSinkConfig.TABLE_LOCATION + " each "
+                    + "Kafka partition's position is kept in every table under " + storage.tableUri() + " that it "
+                    + "fed, and the tables that records from a new position would go to are not known before they "
+                    + "are read. Nothing was changed. To start elsewhere, run the connector under a new name with "
+                    + "another " + DeltaSinkConfig.TABLE_LOCATION);
+        }
         if (!config.tablePerTopic()) {
             new OffsetsOverride(config, props, new DeltaTable(storage.createEngine(), storage.tableUri()), engineInfo,
                     sleeper).apply(offsets);

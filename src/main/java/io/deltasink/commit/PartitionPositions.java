@@ -240,8 +240,43 @@ final class PartitionPositions {
         return out;
     }
 
+    // ---- a partition feeding several tables (routing by a field value) ---------------------------
+
+    boolean isAssigned(TopicPartition tp) {
+        return assigned.contains(tp);
+    }
+
+    boolean hasPendingSeek(TopicPartition tp) {
+        return pendingSeeks.containsKey(tp);
+    }
+
+    boolean inBatch(TopicPartition tp) {
+        return batchNext.containsKey(tp);
+    }
+
+    /** The table now holds {@code offset} as the partition's position (a txn-only claim landed). */
+    void claimed(TopicPartition tp, long offset) {
+        table.put(tp, offset);
+    }
+
+    /**
+     * The batch moves the partition to {@code next} without rows: no record of it below {@code next}
+     * and at or past the table's position came to this table.
+     */
+    void advance(TopicPartition tp, long next) {
+        batchFirst.putIfAbsent(tp, next);
+        batchNext.put(tp, next);
+    }
+
+    /** The consumer was sent to {@code offset} for another table of the partition (the lowest one). */
+    void soughtAt(TopicPartition tp, long offset) {
+        if (assigned.contains(tp)) {
+            sought.put(tp, offset);
+        }
+    }
+
     /** The table offset when it is a real position (not absent, not NO_POSITION). */
-    private Optional<Long> position(TopicPartition tp) {
+    Optional<Long> position(TopicPartition tp) {
         return Optional.ofNullable(table.get(tp)).filter(PartitionPositions::isPosition);
     }
 

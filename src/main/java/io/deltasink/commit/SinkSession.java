@@ -5,12 +5,16 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -32,7 +36,8 @@ import io.deltasink.storage.StorageSettings;
  * handed to the worker, bad records, what failures leave behind in {@link Recovery}) and hands each
  * record to the {@link TableRoute} of its table ({@link TableBatch}: rows, files, the commit; and
  * that table's {@link Assignment}: the positions of the partitions feeding it). With {@code ${topic}}
- * in table.location each topic has a table of its own; without it there is one route.
+ * in table.location each topic has a table of its own; with {@code ${route}} each value of
+ * table.route.field, and a partition feeds several tables ({@link FieldRoutes}); else one route.
  *
  * <p>Records below a partition's table position, or below what the batch already holds, are
  * skipped, so a redelivery never duplicates. Whenever buffered work must be dropped (storage
@@ -61,9 +66,16 @@ public final class SinkSession {
     private final EarlyCommit earlyCommit;
     /** table location -> its route, in the order the tables were first used */
     private final Map<String, TableRoute> routes = new LinkedHashMap<>();
+    /** topic (or with ${route}: table folder) -> its route */
     private final Map<String, TableRoute> byTopic = new HashMap<>();
-    /** The one route when table.location has no ${topic}, else null. */
+    /** The one route when table.location has no ${topic} or ${route}, else null. */
     private final TableRoute single;
+    /** With ${route}: the field naming a record's table, and the merging of the tables' seeks; else null. */
+    private final RouteField routeField;
+    private final FieldRoutes fields;
+    /** With ${route}: the partitions assigned to the task (every table places them all). */
+    private final Set<TopicPartition> assigned = new HashSet<>();
+    private long fieldTombstones;
 
     /**
      * @param storage          the table's storage; with {@code ${topic}} in table.location the folder
@@ -85,7 +97,9 @@ public final class SinkSession {
         this.engineInfo = engineInfo;
         this.metrics = PluginSinkMetrics.of(context);
         this.badRecords = new BadRecords(config.toleratesErrors(), errantReporter(context));
-        this.single = config.tablePerTopic() ? null : newRoute(storage);
+        this.routeField = config.tablePerField() ? new RouteField(config, clock) : null;
+        this.fields = config.tablePerField() ? new FieldRoutes(context) : null;
+        this.single = config.tablePerTopic() || config.tablePerField() ? null : newRoute(storage);
         if (single != null) {
             routes.put(storage.tableUri(), single);
         }
@@ -108,7 +122,8 @@ public final class SinkSession {
 
     private TableRoute newRoute(StorageSettings tableStorage) {
         return new TableRoute(tableStorage.tableUri(),
-                new Assignment(config, context, metrics, tableStorage.tableUri()),
+                new Assignment(config, fields == null ? context::offset : fields::collect, metrics,
+                        tableStorage.tableUri()),
                 new TableBatch(config, tableStorage, converterFactory, badRecords, metrics, clock, sleeper, engineInfo),
                 metrics, clock);
     }
@@ -127,8 +142,67 @@ public final class SinkSession {
         return route;
     }
 
+    /**
+     * With ${route}: the route of a table folder under the root, made on first use; a new route
+     * places every assigned partition at once (the table is created or read here, in put(), before
+     * any record goes to it). Its seeks are not needed: what it holds of a partition lies below where
+     * the consumer is.
+     */
+    private TableRoute fieldRoute(String folder) {
+        TableRoute known = byTopic.get(folder);
+        if (known != null) {
+            return known;
+        }
+        StorageSettings tableStorage = storage.at(config.tableLocationOfRoute(folder));
+        TableRoute route = routes.get(tableStorage.tableUri());
+        if (route == null) {
+            route = newRoute(tableStorage);
+            routes.put(tableStorage.tableUri(), route);
+            route.assignment.place(assigned, route.batch.readTable());
+        }
+        byTopic.put(folder, route);
+        return route;
+    }
+
+    /**
+     * With ${route}: the tables under the root, each a route (a partition's records may be in any of
+     * them, so each one's position counts when placing it). New routes found in put() place the
+     * assigned partitions there ({@link #resolvePositions}).
+     */
+    private List<TableRoute> listRoutes() throws IOException {
+        List<TableRoute> found = new ArrayList<>();
+        for (String folder : FieldRoutes.listTables(storage)) {
+            StorageSettings tableStorage = storage.at(config.tableLocationOfRoute(folder));
+            if (!routes.containsKey(tableStorage.tableUri())) {
+                TableRoute route = newRoute(tableStorage);
+                routes.put(tableStorage.tableUri(), route);
+                found.add(route);
+            }
+        }
+        return found;
+    }
+
+    /**
+     * With ${route}: the seeks of a partition come only from the tables that hold a position of it;
+     * where none does, it starts per start.position.
+     */
+    private Map<TopicPartition, Long> fieldSeeks(TableRoute route, Map<TopicPartition, Long> seeks) {
+        Map<TopicPartition, Long> out = new HashMap<>();
+        seeks.forEach((tp, offset) -> {
+            boolean held = routes.values().stream().anyMatch(r -> r.assignment.position(tp).isPresent());
+            if (!held || route.assignment.position(tp).isPresent()) {
+                out.put(tp, offset);
+            }
+        });
+        return out;
+    }
+
     private Map<TableRoute, List<TopicPartition>> byRoute(Collection<TopicPartition> partitions) {
         Map<TableRoute, List<TopicPartition>> out = new LinkedHashMap<>();
+        if (fields != null) {
+            routes.values().forEach(r -> out.put(r, new ArrayList<>(partitions)));
+            return out;
+        }
         for (TopicPartition tp : partitions) {
             out.computeIfAbsent(route(tp.topic()), r -> new ArrayList<>()).add(tp);
         }
@@ -138,12 +212,32 @@ public final class SinkSession {
     // ---- assignment -------------------------------------------------------------------------
 
     public void open(Collection<TopicPartition> partitions) {
+        if (fields != null) {
+            assigned.addAll(partitions);
+            try {
+                listRoutes();
+            } catch (IOException | RuntimeException e) {
+                if (stopsTheTask(e)) {
+                    throw recovery.fatal();
+                }
+                fields.listPending = true;
+                log.warn("Assigned {} but cannot list the tables under {} yet: {}; no record is taken until it "
+                        + "answers", partitions, storage.tableUri(), recovery.describe(e), e);
+                return;
+            }
+        }
+        Map<TableRoute, Map<TopicPartition, Long>> placed = new LinkedHashMap<>();
         for (Map.Entry<TableRoute, List<TopicPartition>> e : byRoute(partitions).entrySet()) {
-            open(e.getKey(), e.getValue());
+            placed.put(e.getKey(), open(e.getKey(), e.getValue()));
+        }
+        placed.forEach((route, seeks) -> route.assignment.seek(fields == null ? seeks : fieldSeeks(route, seeks)));
+        if (fields != null) {
+            fields.handOff(routes.values());
         }
     }
 
-    private void open(TableRoute route, List<TopicPartition> partitions) {
+    /** Places the partitions in the route's table; returns its seeks (none when the table cannot be read yet). */
+    private Map<TopicPartition, Long> open(TableRoute route, List<TopicPartition> partitions) {
         Map<TopicPartition, Long> seeks;
         try {
             seeks = route.assignment.place(partitions, route.batch.readTable()); // reading the positions may fail too
@@ -155,9 +249,9 @@ public final class SinkSession {
             route.assignment.defer(partitions);
             log.warn("Assigned {} but cannot read their positions from the table yet: {}; no record of them is "
                     + "taken until the table answers", partitions, recovery.describe(e), e);
-            return;
+            return Map.of();
         }
-        route.assignment.seek(seeks);
+        return seeks;
     }
 
     /**
@@ -177,7 +271,7 @@ public final class SinkSession {
                     recovery.describe(e));
             throw retry(e);
         }
-        route.assignment.resolved(seeks);
+        route.assignment.resolved(fields == null ? seeks : fieldSeeks(route, seeks));
         recovery.recovered();
     }
 
@@ -192,6 +286,10 @@ public final class SinkSession {
             }
         }
         byRoute(partitions).forEach((route, tps) -> route.assignment.unassign(tps));
+        if (fields != null) {
+            assigned.removeAll(partitions);
+            fields.unassign(partitions);
+        }
     }
 
     public void stop() {
@@ -208,6 +306,9 @@ public final class SinkSession {
         if (later != null) {
             throw retry(later); // the records are delivered again after the worker's wait
         }
+        if (fields != null && fields.listPending) {
+            listPendingRoutes();
+        }
         for (TableRoute route : routes.values()) {
             if (!route.assignment.unresolved().isEmpty()) {
                 resolvePositions(route);
@@ -218,17 +319,32 @@ public final class SinkSession {
             SinkRecord record = list.get(i);
             TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
             long offset = record.kafkaOffset();
-            TableRoute route = route(record.topic());
-            if (!route.assignment.admit(tp, offset)) {
-                log.trace("Skipping {}@{}: already in the table or the batch, or ahead of a rewind", tp, offset);
-                continue;
-            }
+            TableRoute route;
             try {
+                route = fields == null ? route(record.topic()) : routeByField(record);
+                if (route == null) {
+                    fields.routed(tp, offset);
+                    continue; // a tombstone or a bad record: no table
+                }
+                if (!route.assignment.admit(tp, offset)) {
+                    log.trace("Skipping {}@{}: already in the table or the batch, or ahead of a rewind", tp, offset);
+                    if (fields != null) {
+                        fields.routed(tp, offset);
+                    }
+                    continue;
+                }
+                if (fields != null && route.assignment.position(tp).isEmpty() && !claim(route, record, tp)) {
+                    fields.routed(tp, offset);
+                    continue;
+                }
                 route.batch.accept(record);
             } catch (IOException | RuntimeException e) {
                 throw writeFailed(e, list.subList(i, list.size()));
             }
             route.assignment.taken(tp, offset);
+            if (fields != null) {
+                fields.routed(tp, offset);
+            }
         }
         long largest = 0;
         for (TableRoute route : routes.values()) {
@@ -240,7 +356,85 @@ public final class SinkSession {
             largest = Math.max(largest, route.batch.rowsBuffered());
         }
         routes.values().forEach(r -> r.assignment.seekPending());
+        if (fields != null) {
+            fields.handOff(routes.values());
+        }
         earlyCommit.afterPut(list.size(), largest);
+    }
+
+    /**
+     * With ${route}: the route a record's field names; null for a tombstone (skipped or failing per
+     * behavior.on.null.values) or a bad record (reported per errors.tolerance).
+     */
+    private TableRoute routeByField(SinkRecord record) {
+        if (record.value() == null) {
+            if (config.failOnNullValues()) {
+                throw new DataException("Record " + record.topic() + "/" + record.kafkaPartition() + "@"
+                        + record.kafkaOffset() + " has a null value (tombstone) and behavior.on.null.values=fail");
+            }
+            fieldTombstones++;
+            metrics.tombstone();
+            return null;
+        }
+        String folder;
+        try {
+            folder = routeField.folder(record);
+        } catch (DataException e) {
+            badRecords.handle(record, e);
+            metrics.badRecord();
+            return null;
+        }
+        return fieldRoute(folder);
+    }
+
+    /**
+     * With ${route}: the first record of a partition for a table that holds no position of it. Before
+     * the record is taken, a txn-only commit writes its offset as the partition's position in that
+     * table, so a crash after another table committed a position past it still finds it: the
+     * consumer is sought to the lowest position over the tables. False when the record is a bad
+     * record (auto mode, no columns).
+     */
+    private boolean claim(TableRoute route, SinkRecord record, TopicPartition tp) {
+        long offset = record.kafkaOffset();
+        Map<String, Optional<Long>> expected = Map.of(route.assignment.appId(tp),
+                route.assignment.positions().tableOffset(tp));
+        TableBatch.Result result = route.batch.claim(record, expected, Map.of(route.assignment.appId(tp), offset));
+        if (result == null) {
+            return false;
+        }
+        if (result instanceof TableBatch.Refused r) {
+            // another writer wrote a position of this partition into the table: take the table's view
+            route.assignment.place(List.of(tp), route.batch.readTable());
+            log.warn("Position of {} in {} was written by another writer meanwhile (table version {}); taking it",
+                    tp, route.tableUri, r.fenced().tableVersion());
+            if (route.assignment.position(tp).isEmpty()) {
+                throw new RetriableException("Cannot claim the position of " + tp + " in " + route.tableUri);
+            }
+            return route.assignment.admit(tp, offset);
+        }
+        route.assignment.positions().claimed(tp, offset);
+        log.info("Table {} holds partition {} from offset {} on (version {})", route.tableUri, tp, offset,
+                ((TableBatch.Landed) result).version());
+        return true;
+    }
+
+    /** With ${route}: lists the tables open() could not; their routes place the partitions in this put(). */
+    private void listPendingRoutes() {
+        List<TableRoute> found;
+        try {
+            found = listRoutes();
+        } catch (IOException | RuntimeException e) {
+            if (stopsTheTask(e)) {
+                throw recovery.fatal();
+            }
+            log.warn("Still cannot list the tables under {}: {}", storage.tableUri(), recovery.describe(e));
+            throw retry(e);
+        }
+        fields.listPending = false;
+        for (TableRoute route : routes.values()) {
+            route.assignment.defer(assigned); // placed below, each table's rewinds handed at the end of this put()
+        }
+        log.info("Listed the tables under {}: {} new", storage.tableUri(), found.size());
     }
 
     /**
@@ -268,10 +462,16 @@ public final class SinkSession {
      * @param consumed the worker's consumed offsets (the next offset per partition), as preCommit gets them
      */
     public Map<TopicPartition, OffsetAndMetadata> commit(Map<TopicPartition, OffsetAndMetadata> consumed) {
+        if (fields != null && recovery.fatal() == null) {
+            fields.advanceIdle(routes.values());
+        }
         for (TableRoute route : routes.values()) {
             if (recovery.fatal() == null && route.hasPendingWork()) {
                 commitBatch(route);
             }
+        }
+        if (fields != null) {
+            return FieldRoutes.lowest(routes.values(), consumed);
         }
         Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
         routes.values().forEach(r -> out.putAll(r.assignment.tableOffsets(consumed)));
@@ -312,6 +512,11 @@ public final class SinkSession {
     private void discardAll(List<SinkRecord> unread) {
         Map<TableRoute, List<SinkRecord>> unreadByRoute = new HashMap<>();
         for (SinkRecord r : unread) {
+            if (fields != null) {
+                // the records were not routed yet: every table rewinds to its own position, or to them
+                routes.values().forEach(route -> unreadByRoute.computeIfAbsent(route, k -> new ArrayList<>()).add(r));
+                continue;
+            }
             unreadByRoute.computeIfAbsent(route(r.topic()), k -> new ArrayList<>()).add(r);
         }
         for (TableRoute route : routes.values()) {
@@ -326,6 +531,9 @@ public final class SinkSession {
      */
     private RetriableException retry(Throwable cause) {
         routes.values().forEach(r -> r.assignment.seekPendingBeforeRedelivery());
+        if (fields != null) {
+            fields.handOff(routes.values());
+        }
         return recovery.retry(cause);
     }
 
@@ -339,7 +547,7 @@ public final class SinkSession {
     }
 
     long tombstones() {
-        return routes.values().stream().mapToLong(r -> r.batch.tombstones()).sum();
+        return fieldTombstones + routes.values().stream().mapToLong(r -> r.batch.tombstones()).sum();
     }
 
     long badRecords() {

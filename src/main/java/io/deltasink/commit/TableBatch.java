@@ -274,6 +274,29 @@ final class TableBatch {
     }
 
     /**
+     * A txn-only commit that makes the table hold {@code versions} (a partition's position at the
+     * first record it sends this table), fenced on {@code expected}; the batch's files are not
+     * touched. Creates the table first when it does not exist (in auto mode from {@code record}).
+     * Returns null when {@code record} gives no columns in auto mode and no table exists: it was
+     * handled as a bad record.
+     */
+    Result claim(SinkRecord record, Map<String, Optional<Long>> expected, Map<String, Long> versions) {
+        if (converter == null && !chooseConverter(record)) {
+            return null;
+        }
+        if (!tableChecked) {
+            ensureTable();
+        }
+        TableCommitter.Outcome outcome = committer.commit(expected, new TableCommitter.Attempt(versions,
+                base -> table.commitAppend(base, List.of(), versions, engineInfo)));
+        if (outcome instanceof TableCommitter.Fenced f) {
+            return new Refused(f);
+        }
+        TableCommitter.Committed c = (TableCommitter.Committed) outcome;
+        return new Landed(c.version(), c.attempts(), 0, 0);
+    }
+
+    /**
      * The files were written with {@code written}'s columns: the snapshot a commit builds on must hold
      * each of them with the same type (another tool may have replaced the table's schema since it was
      * checked); else the commit is refused and the files stay for vacuum.

@@ -35,10 +35,23 @@ public final class DeltaSinkConfig extends AbstractConfig {
             + "'topics.regex' is written to a table of its own, which holds the positions of that topic's partitions; "
             + "the rendered location always stays under the part before ${topic} (automatic compaction and vacuum "
             + "are not offered with ${topic} yet: run the maintenance tool per table). Without it, every topic is "
-            + "written to the one table.";
+            + "written to the one table. With ${route} as its last folder (s3a://bucket/delta/${route}) and "
+            + "table.route.field set, each record goes to the table named by that field's value.";
 
     /** The template variable of table.location that makes a table per topic. */
     public static final String TOPIC_VARIABLE = "${topic}";
+
+    /** The template variable of table.location, its last folder, that makes a table per value of table.route.field. */
+    public static final String ROUTE_VARIABLE = "${route}";
+
+    public static final String TABLE_ROUTE_FIELD = "table.route.field";
+    static final String TABLE_ROUTE_FIELD_DOC = "With ${route} as the last folder of table.location: the field of "
+            + "the record value whose value names the table a record is written to, by the path grammar of "
+            + "'columns' (device_type, payload.kind, @key, @header.<name>). The value becomes a folder name: "
+            + "lower-case letters, digits, '_' and '-' are kept, every other byte of its UTF-8 form is written as "
+            + "'~' and two hex digits (Plugs -> ~50lugs, a.b -> a~2Eb); a null or empty value, or "
+            + "one whose folder name would exceed 200 characters, is a bad record (errors.tolerance). Each table "
+            + "is created on first use and holds the positions of every partition that fed it.";
 
     public static final String TABLE_AUTO_CREATE = "table.auto.create";
     static final String TABLE_AUTO_CREATE_DOC = "Create the table when it does not exist, with the schema from "
@@ -300,6 +313,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
         int order = 0;
         def.define(TABLE_LOCATION, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, Validators.TABLE_LOCATION,
                 Importance.HIGH, TABLE_LOCATION_DOC, GROUP_TABLE, ++order, Width.LONG, "Table location");
+        def.define(TABLE_ROUTE_FIELD, Type.STRING, "",
+                Importance.MEDIUM, TABLE_ROUTE_FIELD_DOC, GROUP_TABLE, ++order, Width.MEDIUM, "Route field");
         def.define(TABLE_AUTO_CREATE, Type.BOOLEAN, TABLE_AUTO_CREATE_DEFAULT,
                 Importance.MEDIUM, TABLE_AUTO_CREATE_DOC, GROUP_TABLE, ++order, Width.SHORT, "Create missing table");
         def.define(SCHEMA_EVOLUTION, Type.STRING, SCHEMA_EVOLUTION_DEFAULT, Validators.oneOf("none", "add-columns"),
@@ -410,14 +425,48 @@ public final class DeltaSinkConfig extends AbstractConfig {
         return tableLocation().contains(TOPIC_VARIABLE);
     }
 
+    /** Whether table.location holds {@link #ROUTE_VARIABLE}: a table per value of table.route.field. */
+    public boolean tablePerField() {
+        return tableLocation().contains(ROUTE_VARIABLE);
+    }
+
+    /** The path of table.route.field, empty when not set. */
+    public String routeField() {
+        return getString(TABLE_ROUTE_FIELD).trim();
+    }
+
     /**
-     * The part of table.location before {@link #TOPIC_VARIABLE} (the whole location without it):
-     * every table of the connector lies under it.
+     * The part of table.location before {@link #TOPIC_VARIABLE} or {@link #ROUTE_VARIABLE} (the whole
+     * location without either): every table of the connector lies under it.
      */
     public String tableLocationRoot() {
         String location = tableLocation();
         int at = location.indexOf(TOPIC_VARIABLE);
+        if (at < 0) {
+            at = location.indexOf(ROUTE_VARIABLE);
+        }
         return at < 0 ? location : location.substring(0, at);
+    }
+
+    /**
+     * The location of the table of a route's folder name (see table.route.field; made by the session
+     * from the field's value, never holding '/', '.' or '..').
+     */
+    public String tableLocationOfRoute(String folder) {
+        return tableLocation().replace(ROUTE_VARIABLE, folder);
+    }
+
+    /** Why ${route} and table.route.field do not fit together, or null. */
+    public String routeProblem() {
+        if (tablePerField() && routeField().isEmpty()) {
+            return TABLE_LOCATION + " holds " + ROUTE_VARIABLE + " but " + TABLE_ROUTE_FIELD + " is empty: name the "
+                    + "field whose value names the table, e.g. " + TABLE_ROUTE_FIELD + "=device_type";
+        }
+        if (!tablePerField() && !routeField().isEmpty()) {
+            return TABLE_ROUTE_FIELD + " is set but " + TABLE_LOCATION + " holds no " + ROUTE_VARIABLE + ": write "
+                    + "e.g. s3a://bucket/delta/${route}, or leave " + TABLE_ROUTE_FIELD + " empty";
+        }
+        return null;
     }
 
     /**
@@ -442,8 +491,9 @@ public final class DeltaSinkConfig extends AbstractConfig {
      * task 0 would not know every table, so it is not offered yet.
      */
     public String maintenanceProblem() {
-        if (tablePerTopic() && (compactionEnabled() || vacuumEnabled())) {
-            return "automatic compaction and vacuum are not offered with " + TOPIC_VARIABLE + " in " + TABLE_LOCATION
+        if ((tablePerTopic() || tablePerField()) && (compactionEnabled() || vacuumEnabled())) {
+            return "automatic compaction and vacuum are not offered with "
+                    + (tablePerTopic() ? TOPIC_VARIABLE : ROUTE_VARIABLE) + " in " + TABLE_LOCATION
                     + " yet: set " + COMPACTION_ENABLED + "=false and " + VACUUM_ENABLED + "=false and run the "
                     + "maintenance tool per table";
         }

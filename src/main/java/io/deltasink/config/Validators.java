@@ -70,6 +70,26 @@ final class Validators {
                             + "://'; write e.g. " + v.substring(0, scheme) + "://bucket/path");
                 }
             }
+            int route = v.indexOf(DeltaSinkConfig.ROUTE_VARIABLE);
+            if (route >= 0) {
+                String root = v.substring(0, route);
+                if (v.contains(DeltaSinkConfig.TOPIC_VARIABLE) || route != v.length() - DeltaSinkConfig.ROUTE_VARIABLE.length()
+                        || v.substring(0, route).contains("${")) {
+                    throw new ConfigException(name, value, DeltaSinkConfig.ROUTE_VARIABLE + " must be the last folder "
+                            + "and the only variable, e.g. s3a://bucket/delta/${route}");
+                }
+                if (!root.endsWith("/") || root.endsWith("://") || (scheme > 0 && root.indexOf('/', scheme + 3) < 0)) {
+                    throw new ConfigException(name, value, "must name a folder before " + DeltaSinkConfig.ROUTE_VARIABLE
+                            + ", e.g. /data/delta/${route} or s3a://bucket/delta/${route}");
+                }
+                for (String segment : root.split("/")) {
+                    if (segment.equals(".") || segment.equals("..")) {
+                        throw new ConfigException(name, value, "may not hold '.' or '..' folders with "
+                                + DeltaSinkConfig.ROUTE_VARIABLE + ": every table must stay under the folder before it");
+                    }
+                }
+                return;
+            }
             String withoutTopic = v.replace(DeltaSinkConfig.TOPIC_VARIABLE, "t");
             if (withoutTopic.contains("${")) {
                 throw new ConfigException(name, value, "may hold only the variable " + DeltaSinkConfig.TOPIC_VARIABLE);
@@ -92,7 +112,8 @@ final class Validators {
 
         @Override
         public String toString() {
-            return "a local path or a URI such as s3a://bucket/path, optionally with ${topic} for a table per topic";
+            return "a local path or a URI such as s3a://bucket/path, optionally with ${topic} for a table per topic or a last "
+                    + "folder ${route} for a table per value of table.route.field";
         }
     };
 

@@ -1,0 +1,306 @@
+package io.deltasink.commit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import io.deltasink.config.DeltaSinkConfig;
+import io.deltasink.storage.StorageSettings;
+import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.FaultyLogStore;
+import io.deltasink.testing.RecordingContext;
+import io.deltasink.testing.SensorEvents;
+import io.deltasink.testing.SinkRecords;
+
+/**
+ * Routing by a field value ({@code ${route}} in table.location, table.route.field=device_type):
+ * one Kafka partition feeds three tables. Each table holds the positions of the partitions that fed
+ * it; a record is new for a table by that table's position; the consumer is sought to the lowest
+ * position over the tables and the worker told the lowest one. A table's commit failing while two
+ * land, a crash after any subset of a round's commits (including the first commit of a table that
+ * appears mid-stream), and a restart whose consumer group was moved to the end all leave each
+ * (topic, partition, offset) exactly once across the tables.
+ */
+class FieldRoutingTest {
+    static final String TOPIC = "events";
+    static final int PARTITIONS = 2;
+    static final int PER_PARTITION = 150;
+    /** Device types, the third one first seen at offset {@link #LATE}; their folder names below. */
+    static final List<String> TYPES = List.of("bulbs", "Plugs", "door.window");
+    static final List<String> FOLDERS = List.of("bulbs", "~50lugs", "door~2Ewindow");
+    static final long LATE = 60;
+
+    @RegisterExtension
+    final Sessions sessions = Sessions.of("sensors", Map.of("topics", TOPIC,
+            DeltaSinkConfig.COLUMNS, SinkSessionTest.COLUMNS,
+            DeltaSinkConfig.TABLE_ROUTE_FIELD, "device_type",
+            DeltaSinkConfig.HADOOP_PREFIX + FaultyLogStore.KEY, FaultyLogStore.class.getName()));
+
+    private SinkSession session(RecordingContext context) {
+        return sessions.create(context, Map.of(DeltaSinkConfig.TABLE_LOCATION, root() + "/${route}"));
+    }
+
+    private String root() {
+        return sessions.dir().resolve("tables").toString();
+    }
+
+    private String table(int type) {
+        return StorageSettings.normalize(root() + "/" + FOLDERS.get(type));
+    }
+
+    private static List<TopicPartition> partitions() {
+        List<TopicPartition> out = new ArrayList<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            out.add(new TopicPartition(TOPIC, p));
+        }
+        return out;
+    }
+
+    /** The type of a record: the third type only from offset LATE on. */
+    static int typeOf(long offset) {
+        return offset < LATE ? (int) (offset % 2) : (int) (offset % 3);
+    }
+
+    private static Map<TopicPartition, List<SinkRecord>> log() {
+        Map<TopicPartition, List<SinkRecord>> log = new HashMap<>();
+        for (TopicPartition tp : partitions()) {
+            List<SinkRecord> records = new ArrayList<>();
+            for (long o = 0; o < PER_PARTITION; o++) {
+                records.add(SinkRecords.of(tp.topic(), tp.partition(), o,
+                        SensorEvents.event(o * PARTITIONS + tp.partition(), SensorEvents.DAY, TYPES.get(typeOf(o))).json()));
+            }
+            log.put(tp, records);
+        }
+        return log;
+    }
+
+    /** Each (partition, offset) once across the three tables, each row in the table of its type. */
+    private void assertExactlyOnce() {
+        Set<String> seen = new HashSet<>();
+        for (int type = 0; type < TYPES.size(); type++) {
+            for (Map<String, Object> r : DeltaTableReader.readAll(table(type))) {
+                assertEquals(TYPES.get(type), r.get("device_type"), "a row in the wrong table: " + r);
+                long offset = ((Number) r.get("kafka_offset")).longValue();
+                assertEquals(type, typeOf(offset), "row of offset " + offset);
+                assertTrue(seen.add(r.get("kafka_partition") + "@" + offset), "duplicate row " + r);
+            }
+        }
+        assertEquals(PARTITIONS * PER_PARTITION, seen.size(), "every offset of every partition");
+    }
+
+    @Test
+    void onePartitionFeedsThreeTablesEachHoldingItsPositions() {
+        RecordingContext ctx = new RecordingContext(false);
+        Map<TopicPartition, Long> group = new HashMap<>();
+        new WorkerLoop(session(ctx), ctx, log(), group, 50, 2).assign(partitions()).runToEnd(1000);
+
+        assertExactlyOnce();
+        for (int type = 0; type < TYPES.size(); type++) {
+            for (int p = 0; p < PARTITIONS; p++) {
+                Optional<Long> v = DeltaTableReader.txnVersion(table(type), "sensors/" + TOPIC + "/" + p);
+                assertTrue(v.isPresent(), "table " + type + " holds the position of partition " + p);
+            }
+        }
+        for (TopicPartition tp : partitions()) {
+            assertEquals(Long.valueOf(PER_PARTITION), group.get(tp),
+                    "the group reaches the end: tables that got nothing lately are moved up (idle tables)");
+        }
+        assertFalse(Files.exists(sessions.dir().resolve("tables").resolve("${route}")), "no table at the template");
+    }
+
+    @ParameterizedTest
+    @EnumSource(FaultyLogStore.Fault.class)
+    void oneTablesCommitFailingWhileTwoLandKeepsEveryOffsetOnce(FaultyLogStore.Fault fault) {
+        RecordingContext ctx = new RecordingContext(false);
+        Map<TopicPartition, Long> group = new HashMap<>();
+        SinkSession session = session(ctx);
+        WorkerLoop worker = new WorkerLoop(session, ctx, log(), group, 2 * PER_PARTITION, 1000).assign(partitions());
+        worker.poll(); // every record in one batch
+        FaultyLogStore.arm(table(1), fault);
+        var provided = session.commit(Map.of());
+
+        assertEquals(0, FaultyLogStore.pending(table(1)), "the fault was injected");
+        assertTrue(DeltaTableReader.readAll(table(0)).size() > 0, "table 0 landed");
+        assertTrue(DeltaTableReader.readAll(table(2)).size() > 0, "table 2 landed");
+        if (fault == FaultyLogStore.Fault.LOST_BEFORE_WRITE) {
+            assertEquals(0, DeltaTableReader.readAll(table(1)).size(), "table 1's commit was lost");
+            for (TopicPartition tp : partitions()) {
+                assertEquals(1, provided.get(tp).offset(), "the worker is told the lowest position (table 1's claim)");
+            }
+        }
+        worker.runToEnd(1000);
+        assertExactlyOnce();
+    }
+
+    /**
+     * The task dies after some of a round's commits landed, the others not (here: lost), before the
+     * worker commits the group; the round holds the first records of the third type.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"2", "1,2", "0,1,2", "0", "0,2", "1"})
+    void aCrashAfterAnyOfARoundsCommitsNeitherLosesNorDoublesARow(String lost) {
+        RecordingContext ctx = new RecordingContext(false);
+        Map<TopicPartition, Long> group = new HashMap<>();
+        SinkSession first = session(ctx);
+        WorkerLoop worker = new WorkerLoop(first, ctx, log(), group, 80, 1000).assign(partitions());
+        worker.poll(); // partition 0 up to 80, the first records of type 2 among them
+        worker.commit();
+        worker.poll(); // partition 0's rest and partition 1's first records
+        for (String t : lost.split(",")) {
+            FaultyLogStore.arm(table(Integer.parseInt(t)), FaultyLogStore.Fault.LOST_BEFORE_WRITE);
+        }
+        first.commit(Map.of()); // the worker dies before it commits the group
+        first.stop();
+
+        RecordingContext next = new RecordingContext(false);
+        new WorkerLoop(session(next), next, log(), group, 70, 3).assign(partitions()).runToEnd(1000);
+        assertExactlyOnce();
+    }
+
+    @Test
+    void aRestartWhoseGroupWasMovedToTheEndResumesFromTheTables() {
+        RecordingContext ctx = new RecordingContext(false);
+        Map<TopicPartition, Long> group = new HashMap<>();
+        SinkSession first = session(ctx);
+        WorkerLoop worker = new WorkerLoop(first, ctx, log(), group, 100, 1000).assign(partitions());
+        worker.poll();
+        worker.commit();
+        worker.poll();
+        FaultyLogStore.arm(table(2), FaultyLogStore.Fault.LOST_BEFORE_WRITE); // a crash before table 2's commit
+        first.commit(Map.of());
+        first.stop();
+        partitions().forEach(tp -> group.put(tp, (long) PER_PARTITION)); // group lost, reset to latest
+
+        RecordingContext next = new RecordingContext(false);
+        SinkSession second = session(next);
+        WorkerLoop again = new WorkerLoop(second, next, log(), group, 70, 3).assign(partitions());
+        again.runToEnd(1000);
+        assertExactlyOnce();
+    }
+
+    @Test
+    void aRebalanceMovingOnePartitionToAnotherTaskKeepsEveryOffsetOnce() {
+        TopicPartition moved = new TopicPartition(TOPIC, 1);
+        RecordingContext ctx1 = new RecordingContext(false);
+        Map<TopicPartition, Long> group = new HashMap<>();
+        WorkerLoop task1 = new WorkerLoop(session(ctx1), ctx1, log(), group, 70, 2).assign(partitions());
+        for (int i = 0; i < 3; i++) {
+            task1.poll();
+        }
+        task1.revoke(List.of(moved));
+
+        RecordingContext ctx2 = new RecordingContext(false);
+        WorkerLoop task2 = new WorkerLoop(session(ctx2), ctx2, log(), group, 70, 2).assign(List.of(moved));
+        task2.runToEnd(1000);
+        task1.runToEnd(1000);
+        assertExactlyOnce();
+    }
+
+    @Test
+    void theOffsetsApiIsRefusedAndChangesNothing() {
+        RecordingContext ctx = new RecordingContext(false);
+        new WorkerLoop(session(ctx), ctx, log(), new HashMap<>(), 100, 3).assign(partitions()).runToEnd(1000);
+        Map<String, String> props = sessions.props(Map.of(DeltaSinkConfig.TABLE_LOCATION, root() + "/${route}"));
+        DeltaSinkConfig config = new DeltaSinkConfig(props);
+        StorageSettings storage = sessions.storage(config);
+        long before = DeltaTableReader.version(table(0));
+        ConnectException refused = assertThrows(ConnectException.class, () -> OffsetsOverride.applyPerTable(config,
+                props, storage, "test-engine", ms -> { }, Map.of(new TopicPartition(TOPIC, 0), 5L)));
+        assertTrue(refused.getMessage().contains("Nothing was changed"), refused.getMessage());
+        assertEquals(before, DeltaTableReader.version(table(0)));
+        assertEquals(Optional.of((long) PER_PARTITION), DeltaTableReader.txnVersion(table(0), "sensors/" + TOPIC + "/0"));
+    }
+
+    @Test
+    void badRouteValuesAreBadRecordsAndNoPathLeavesTheRoot() {
+        RecordingContext ctx = new RecordingContext(true);
+        SinkSession session = sessions.create(ctx, Map.of(DeltaSinkConfig.TABLE_LOCATION, root() + "/${route}",
+                DeltaSinkConfig.ERRORS_TOLERANCE, "all", DeltaSinkConfig.COLUMNS_NOT_NULL, "device_id"));
+        TopicPartition tp = new TopicPartition(TOPIC, 0);
+        ctx.assignment.add(tp);
+        session.open(List.of(tp));
+        String longType = "x".repeat(RouteField.MAX_FOLDER_CHARS + 1);
+        List<SinkRecord> records = List.of(
+                SinkRecords.of(TOPIC, 0, 0, "{\"device_id\": \"d\", \"device_type\": null}"),
+                SinkRecords.of(TOPIC, 0, 1, "{\"device_id\": \"d\", \"device_type\": \"\"}"),
+                SinkRecords.of(TOPIC, 0, 2, "{\"device_id\": \"d\"}"),
+                SinkRecords.of(TOPIC, 0, 3, "{\"device_id\": \"d\", \"device_type\": \"" + longType + "\"}"),
+                SinkRecords.of(TOPIC, 0, 4, "{\"device_id\": \"d\", \"device_type\": \"..\"}"),
+                SinkRecords.of(TOPIC, 0, 5, "{\"device_id\": \"d\", \"device_type\": \"../../escape\"}"),
+                SinkRecords.of(TOPIC, 0, 6, "{\"device_id\": \"d\", \"device_type\": \"a/b\"}"));
+        session.put(records);
+        session.commit(Map.of());
+
+        assertEquals(4, ctx.reported.size(), "null, empty, missing and too long are bad records");
+        assertTrue(ctx.reportedErrors.get(0).getMessage().contains("table.route.field 'device_type'"),
+                ctx.reportedErrors.get(0).getMessage());
+        Path tables = sessions.dir().resolve("tables");
+        assertEquals(Set.of("~2E~2E", "~2E~2E~2F~2E~2E~2Fescape", "a~2Fb"), folders(tables));
+        assertFalse(Files.exists(sessions.dir().resolve("escape")), "nothing outside the root");
+        assertEquals(1, DeltaTableReader.readAll(StorageSettings.normalize(tables.resolve("~2E~2E").toString())).size());
+    }
+
+    @Test
+    void folderNamesKeepLowerCaseLettersDigitsAndEscapeTheRest() {
+        assertEquals("smart_plug-2", RouteField.folderName("smart_plug-2"));
+        assertEquals("~50lugs", RouteField.folderName("Plugs"));
+        assertEquals("pl~C3~BCg", RouteField.folderName("plüg"));
+        assertEquals("50~25", RouteField.folderName("50%"));
+        assertEquals("~7E", RouteField.folderName("~"));
+        assertTrue(RouteField.isFolderName("pl~C3~BCg"));
+        assertFalse(RouteField.isFolderName("Plugs"));
+        assertFalse(RouteField.isFolderName(".."));
+    }
+
+    @Test
+    void routeNeedsItsFieldAndMustBeTheLastFolder() {
+        Map<String, String> base = sessions.props(Map.of());
+        Map<String, String> p = new HashMap<>(base);
+        p.put(DeltaSinkConfig.TABLE_LOCATION, "s3a://b/delta/${route}/x");
+        assertThrows(ConfigException.class, () -> new DeltaSinkConfig(p));
+        p.put(DeltaSinkConfig.TABLE_LOCATION, "s3a://b/../${route}");
+        assertThrows(ConfigException.class, () -> new DeltaSinkConfig(p));
+        p.put(DeltaSinkConfig.TABLE_LOCATION, "s3a://b/${topic}/${route}");
+        assertThrows(ConfigException.class, () -> new DeltaSinkConfig(p));
+        p.put(DeltaSinkConfig.TABLE_LOCATION, "s3a://b/delta/${route}");
+        assertNull(new DeltaSinkConfig(p).routeProblem());
+        p.put(DeltaSinkConfig.TABLE_ROUTE_FIELD, "");
+        assertNotNull(new DeltaSinkConfig(p).routeProblem());
+        p.put(DeltaSinkConfig.TABLE_LOCATION, "s3a://b/delta/t");
+        p.put(DeltaSinkConfig.TABLE_ROUTE_FIELD, "device_type");
+        assertNotNull(new DeltaSinkConfig(p).routeProblem());
+    }
+
+    private static Set<String> folders(Path dir) {
+        try (var s = Files.list(dir)) {
+            Set<String> out = new HashSet<>();
+            s.forEach(f -> out.add(f.getFileName().toString()));
+            return out;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}
