@@ -103,7 +103,7 @@ final class TableBatch {
         this.committer = new TableCommitter(table, config.commitMaxRetries(), config.retryBackoffMs(), sleeper);
         this.converter = converterFactory.create(null);
         this.evolution = SchemaEvolution.of(config.schemaEvolution());
-        this.autoEvolve = converter == null && evolution == SchemaEvolution.ADD_COLUMNS;
+        this.autoEvolve = converter == null && evolution != SchemaEvolution.NONE;
     }
 
     /**

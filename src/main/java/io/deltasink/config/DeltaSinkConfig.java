@@ -298,7 +298,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
                 Importance.HIGH, TABLE_LOCATION_DOC, GROUP_TABLE, ++order, Width.LONG, "Table location");
         def.define(TABLE_AUTO_CREATE, Type.BOOLEAN, TABLE_AUTO_CREATE_DEFAULT,
                 Importance.MEDIUM, TABLE_AUTO_CREATE_DOC, GROUP_TABLE, ++order, Width.SHORT, "Create missing table");
-        def.define(SCHEMA_EVOLUTION, Type.STRING, SCHEMA_EVOLUTION_DEFAULT, Validators.oneOf("none", "add-columns"),
+        def.define(SCHEMA_EVOLUTION, Type.STRING, SCHEMA_EVOLUTION_DEFAULT, Validators.oneOf("none", "add-columns",
+                "add-columns,widen-types"),
                 Importance.MEDIUM, SCHEMA_EVOLUTION_DOC, GROUP_TABLE, ++order, Width.SHORT, "Schema evolution");
         def.define(PARTITION_COLUMNS, Type.LIST, "",
                 Importance.HIGH, PARTITION_COLUMNS_DOC, GROUP_TABLE, ++order, Width.MEDIUM, "Partition columns");

@@ -130,6 +130,88 @@ class TypeWideningFindingTest {
     }
 
     @Test
+    void widenTypesWidensIntToLongAndFloatToDoubleWithTheFeatureAndOldRowsReadRight() throws Exception {
+        SinkSession narrow = sessions.create(new RecordingContext(true), Map.of(DeltaSinkConfig.COLUMNS,
+                "o:long=@offset, x:int=x, f:float=f", DeltaSinkConfig.SCHEMA_EVOLUTION, "add-columns,widen-types"));
+        narrow.open(List.of(TP0));
+        narrow.put(List.of(SinkRecords.of(TOPIC, 0, 0, "{\"x\":7,\"f\":1.5}"),
+                SinkRecords.of(TOPIC, 0, 1, "{\"x\":" + Integer.MIN_VALUE + ",\"f\":-0.25}")));
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(2)), narrow.commit(Map.of()));
+        narrow.stop();
+        long before = DeltaTableReader.version(sessions.table());
+
+        Map<String, String> wider = Map.of(DeltaSinkConfig.COLUMNS, "o:long=@offset, x:long=x, f:double=f");
+        SinkSession onlyAdd = sessions.create(new RecordingContext(true),
+                Map.of(DeltaSinkConfig.COLUMNS, wider.get(DeltaSinkConfig.COLUMNS), DeltaSinkConfig.SCHEMA_EVOLUTION,
+                        "add-columns"));
+        RuntimeException refused = assertThrows(RuntimeException.class, () -> onlyAdd.open(List.of(TP0)));
+        String why = (refused instanceof TableMismatchException ? refused : refused.getCause()).getMessage();
+        assertTrue(why.contains("column 'x' type differs: table says integer, mapping says long"), why);
+        assertEquals(before, DeltaTableReader.version(sessions.table()), "add-columns alone changes nothing");
+
+        SinkSession wide = sessions.create(new RecordingContext(true), Map.of(DeltaSinkConfig.COLUMNS,
+                wider.get(DeltaSinkConfig.COLUMNS), DeltaSinkConfig.SCHEMA_EVOLUTION, "add-columns,widen-types"));
+        wide.open(List.of(TP0));
+        wide.put(List.of(SinkRecords.of(TOPIC, 0, 2, "{\"x\":" + (1L << 40) + ",\"f\":0.1}")));
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(3)), wide.commit(Map.of()));
+        wide.stop();
+
+        // one commit of its own: protocol with the feature, metaData with the widened fields
+        List<JsonNode> change = DeltaTableReader.actions(sessions.table(), before + 1);
+        JsonNode protocol = change.stream().filter(a -> a.has("protocol")).findFirst().orElseThrow().get("protocol");
+        assertEquals(3, protocol.get("minReaderVersion").asInt());
+        assertEquals(7, protocol.get("minWriterVersion").asInt());
+        assertTrue(protocol.get("readerFeatures").toString().contains("typeWidening"), protocol.toString());
+        assertTrue(protocol.get("writerFeatures").toString().contains("typeWidening"), protocol.toString());
+        assertTrue(protocol.get("writerFeatures").toString().contains("appendOnly")
+                && protocol.get("writerFeatures").toString().contains("invariants"), "the features of (1,2) stay: " + protocol);
+        JsonNode metaData = change.stream().filter(a -> a.has("metaData")).findFirst().orElseThrow().get("metaData");
+        assertEquals("true", metaData.get("configuration").get("delta.enableTypeWidening").asText());
+        Map<String, JsonNode> fields = new TreeMap<>();
+        JSON.readTree(metaData.get("schemaString").asText()).get("fields")
+                .forEach(f -> fields.put(f.get("name").asText(), f));
+        assertEquals("long", fields.get("x").get("type").asText());
+        assertEquals(JSON.readTree("[{\"fromType\":\"integer\",\"toType\":\"long\"}]"),
+                fields.get("x").get("metadata").get("delta.typeChanges"));
+        assertEquals("double", fields.get("f").get("type").asText());
+        assertEquals(JSON.readTree("[{\"fromType\":\"float\",\"toType\":\"double\"}]"),
+                fields.get("f").get("metadata").get("delta.typeChanges"));
+        assertTrue(change.stream().noneMatch(a -> a.has("add")));
+
+        Map<Long, List<Object>> expected = new TreeMap<>(Map.of(0L, List.of(7L, 1.5), 1L,
+                List.of((long) Integer.MIN_VALUE, -0.25), 2L, List.of(1L << 40, 0.1)));
+        Map<Long, List<Object>> kernel = new TreeMap<>();
+        for (Map<String, Object> row : DeltaTableReader.readAll(sessions.table())) {
+            kernel.put((Long) row.get("o"), List.of(row.get("x"), row.get("f")));
+        }
+        assertEquals(expected, kernel, "Kernel reads the old files under the widened types");
+        Map<Long, List<Object>> duck = new TreeMap<>();
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:");
+             Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT o, x, f FROM read_parquet([" + String.join(",", dataFiles())
+                     + "], union_by_name = true)")) {
+            while (rs.next()) {
+                duck.put(rs.getLong(1), List.of(rs.getLong(2), rs.getDouble(3)));
+            }
+        }
+        assertEquals(expected, duck, "DuckDB reads the old files under the widened types");
+
+        // narrowing back is refused, with widen-types too
+        SinkSession back = sessions.create(new RecordingContext(true), Map.of(DeltaSinkConfig.COLUMNS,
+                "o:long=@offset, x:int=x, f:double=f", DeltaSinkConfig.SCHEMA_EVOLUTION, "add-columns,widen-types"));
+        RuntimeException narrowing = assertThrows(RuntimeException.class, () -> back.open(List.of(TP0)));
+        String message = (narrowing instanceof TableMismatchException ? narrowing : narrowing.getCause()).getMessage();
+        assertTrue(message.contains("column 'x' type differs: table says long, mapping says integer"), message);
+    }
+
+    private List<String> dataFiles() throws java.io.IOException {
+        try (Stream<Path> walk = Files.walk(sessions.dir().resolve("table"))) {
+            return walk.filter(f -> f.toString().endsWith(".parquet") && !f.toString().contains("_delta_log"))
+                    .map(f -> "'" + f + "'").toList();
+        }
+    }
+
+    @Test
     void aTypeChangeThatIsNotWideningStaysRefusedNamingColumnAndBothTypes() {
         SinkSession first = sessions.create(new RecordingContext(true), mapping("long"));
         first.open(List.of(TP0));
