@@ -17,6 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.deltasink.config.DeltaSinkConfig;
+import io.deltasink.convert.AutoMapping;
 import io.deltasink.convert.ConverterFactory;
 import io.deltasink.convert.RecordConversionException;
 import io.deltasink.convert.RecordConverter;
@@ -68,10 +69,19 @@ final class TableBatch {
     private final Clock clock;
     private final String engineInfo;
 
+    private final SchemaEvolution evolution;
+    /** columns=auto with add-columns: a record's fields the table lacks are added as columns. */
+    private final boolean autoEvolve;
+
     private RecordConverter converter;
     private BackgroundWriter writer;
     private boolean tableChecked;
     private long tombstones;
+    /** Files of this batch closed when the table gained columns (written under the narrower schema). */
+    private final List<DataFile> closedFiles = new ArrayList<>();
+    private long closedRows;
+    /** The last Struct schema whose fields all are columns (Connect converters reuse schema objects). */
+    private org.apache.kafka.connect.data.Schema knownStructSchema;
 
     /**
      * @param converterFactory gives the converter: first called with null, which gives the converter
@@ -92,6 +102,8 @@ final class TableBatch {
         this.table = new DeltaTable(storage.createEngine(), storage.tableUri());
         this.committer = new TableCommitter(table, config.commitMaxRetries(), config.retryBackoffMs(), sleeper);
         this.converter = converterFactory.create(null);
+        this.evolution = SchemaEvolution.of(config.schemaEvolution());
+        this.autoEvolve = converter == null && evolution != SchemaEvolution.NONE;
     }
 
     /**
@@ -131,6 +143,9 @@ final class TableBatch {
         }
         if (!tableChecked) {
             ensureTable();
+        }
+        if (autoEvolve) {
+            addColumnsFor(record);
         }
         Object[] row;
         try {
@@ -183,6 +198,46 @@ final class TableBatch {
         return true;
     }
 
+    /**
+     * columns=auto with add-columns: when the record has fields that the columns lack, adds them to
+     * the table (a metaData commit of its own, before any file holding them can be committed; a
+     * column another writer added meanwhile is taken with the table's type), then closes the
+     * batch's open files (they are committed with the batch: their rows read null in the new
+     * columns) and writes on with the wider columns. A value that does not fit a column the table
+     * already has stays a bad record of the conversion.
+     */
+    private void addColumnsFor(SinkRecord record) throws IOException {
+        if (record.value() instanceof org.apache.kafka.connect.data.Struct struct
+                && struct.schema() == knownStructSchema) {
+            return;
+        }
+        List<Column> added = AutoMapping.newColumns(record, converter.schema());
+        if (added.isEmpty()) {
+            if (record.value() instanceof org.apache.kafka.connect.data.Struct struct) {
+                knownStructSchema = struct.schema();
+            }
+            return;
+        }
+        RowSchema current = table.latest().map(TableSnapshot::rowSchema).orElse(converter.schema());
+        List<Column> wanted = new ArrayList<>(current.columns());
+        wanted.addAll(AutoMapping.newColumns(record, current));
+        RowSchema widened = new RowSchema(wanted);
+        TableSnapshot evolved = config.autoCreate()
+                ? table.createOrCheck(widened, config.partitionColumns(), config.tableProperties(), engineInfo, evolution)
+                : table.checkExisting(widened, config.partitionColumns(), config.tableProperties(), engineInfo, evolution)
+                        .orElseThrow(() -> new ConnectException("The Delta table at " + storage.tableUri()
+                                + " disappeared while the connector was adding columns " + added));
+        if (writer != null) {
+            closedRows += writer.rowsBuffered();
+            closedFiles.addAll(writer.finish());
+            writer.close();
+            writer = null;
+        }
+        converter = converterFactory.forTable(evolved.rowSchema());
+        log.info("Columns now {} for records like {}/{}@{}", converter.schema(), record.topic(),
+                record.kafkaPartition(), record.kafkaOffset());
+    }
+
     private BackgroundWriter writer() throws IOException {
         if (writer == null) {
             WriterSettings settings = new WriterSettings(config.compression(), config.rowGroupBytes(),
@@ -230,7 +285,7 @@ final class TableBatch {
 
     /** Rows written since the last commit or drop. */
     long rowsBuffered() {
-        return writer == null ? 0 : writer.rowsBuffered();
+        return closedRows + (writer == null ? 0 : writer.rowsBuffered());
     }
 
     long tombstones() {
@@ -245,7 +300,12 @@ final class TableBatch {
      * reference them).
      */
     Result commit(Map<String, Optional<Long>> expected, Map<String, Long> versions) throws IOException {
-        List<DataFile> files = writer == null ? List.of() : writer.finish();
+        List<DataFile> files = new ArrayList<>(closedFiles);
+        if (writer != null) {
+            files.addAll(writer.finish());
+        }
+        closedFiles.clear();
+        closedRows = 0;
         if (files.isEmpty() && versions.isEmpty()) {
             return new Empty();
         }
@@ -326,6 +386,9 @@ final class TableBatch {
 
     /** Drops the batch's files: none of them was handed to a commit. */
     void discard() {
+        deleteFiles(closedFiles); // closed when the table gained columns: no commit references them
+        closedFiles.clear();
+        closedRows = 0;
         if (writer != null) {
             try {
                 writer.abort();

@@ -67,8 +67,13 @@ public final class DeltaSinkConfig extends AbstractConfig {
             + "since rows written before have no value (readers return null for them; the mapping's NOT NULL still "
             + "holds for new rows); a NOT NULL table column the mapping makes nullable becomes nullable. A type "
             + "change, a column the table has and the mapping lacks, a column whose name differs from a table column "
-            + "only in case, and other partition columns stay refused. With columns=auto the existing table's columns are the mapping, "
-            + "so nothing is added.";
+            + "only in case, and other partition columns stay refused. With columns=auto a record's field that the table lacks "
+            + "adds a nullable column the same way (a field that is only null adds none); a value that does not fit a column "
+            + "the table has is a bad record. 'add-columns,widen-types': as add-columns, and a column the mapping gives a wider "
+            + "type (byte, short or int to a wider integer, float to double) is widened with Delta's typeWidening table "
+            + "feature, which moves the table to protocol (3,7): readers that do not know the feature (Delta before 3.2, "
+            + "older delta-rs and Trino) then refuse the table rather than read it wrong; narrowing and every other type "
+            + "change stay refused.";
     static final String SCHEMA_EVOLUTION_DEFAULT = "none";
 
     public static final String PARTITION_COLUMNS = "partition.columns";
@@ -317,7 +322,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
                 Importance.MEDIUM, TABLE_ROUTE_FIELD_DOC, GROUP_TABLE, ++order, Width.MEDIUM, "Route field");
         def.define(TABLE_AUTO_CREATE, Type.BOOLEAN, TABLE_AUTO_CREATE_DEFAULT,
                 Importance.MEDIUM, TABLE_AUTO_CREATE_DOC, GROUP_TABLE, ++order, Width.SHORT, "Create missing table");
-        def.define(SCHEMA_EVOLUTION, Type.STRING, SCHEMA_EVOLUTION_DEFAULT, Validators.oneOf("none", "add-columns"),
+        def.define(SCHEMA_EVOLUTION, Type.STRING, SCHEMA_EVOLUTION_DEFAULT, Validators.oneOf("none", "add-columns",
+                "add-columns,widen-types"),
                 Importance.MEDIUM, SCHEMA_EVOLUTION_DOC, GROUP_TABLE, ++order, Width.SHORT, "Schema evolution");
         def.define(PARTITION_COLUMNS, Type.LIST, "",
                 Importance.HIGH, PARTITION_COLUMNS_DOC, GROUP_TABLE, ++order, Width.MEDIUM, "Partition columns");
@@ -504,7 +510,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
         return getBoolean(TABLE_AUTO_CREATE);
     }
 
-    /** What may change in an existing table's schema ({@code schema.evolution}): none or add-columns. */
+    /** What may change in an existing table's schema ({@code schema.evolution}): none, add-columns or add-columns,widen-types. */
     public String schemaEvolution() {
         return getString(SCHEMA_EVOLUTION).trim().toLowerCase(Locale.ROOT);
     }

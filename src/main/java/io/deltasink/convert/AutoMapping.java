@@ -47,8 +47,11 @@ public final class AutoMapping {
 
     private final List<ColumnSpec> specs = new ArrayList<>();
     private final Set<String> taken = new HashSet<>();
+    /** Leave out fields whose value is null (schema evolution: their type is not known). */
+    private final boolean skipNulls;
 
-    private AutoMapping() {
+    private AutoMapping(boolean skipNulls) {
+        this.skipNulls = skipNulls;
     }
 
     /**
@@ -58,8 +61,41 @@ public final class AutoMapping {
      *                                   object, or yields no columns
      */
     public static ColumnMapping derive(SinkRecord first) {
+        AutoMapping auto = of(first, false);
+        if (auto.specs.isEmpty()) {
+            throw new RecordConversionException(first, null, first.value(), "columns=auto found no fields in the value");
+        }
+        return new ColumnMapping(auto.specs);
+    }
+
+    /**
+     * {@code columns=auto} with schema evolution: the columns that {@code record}'s fields give and
+     * {@code known} lacks (names compared ignoring case, as Delta does), nullable, typed as
+     * {@link #derive} types them. A field whose value is null gives none (its type is not known
+     * yet). Empty when the record's value gives no columns at all (not JSON, not an object): the
+     * conversion reports such a record.
+     */
+    public static List<Column> newColumns(SinkRecord record, RowSchema known) {
+        AutoMapping auto;
+        try {
+            auto = of(record, true);
+        } catch (RecordConversionException e) {
+            return List.of();
+        }
+        Set<String> names = new HashSet<>();
+        known.columns().forEach(c -> names.add(c.name().toLowerCase(Locale.ROOT)));
+        List<Column> out = new ArrayList<>();
+        for (ColumnSpec spec : auto.specs) {
+            if (names.add(spec.column().name().toLowerCase(Locale.ROOT))) {
+                out.add(spec.column());
+            }
+        }
+        return out;
+    }
+
+    private static AutoMapping of(SinkRecord first, boolean skipNulls) {
         Object value = first.value();
-        AutoMapping auto = new AutoMapping();
+        AutoMapping auto = new AutoMapping(skipNulls);
         if (value instanceof Struct s) {
             auto.struct(s.schema(), List.of());
         } else if (value instanceof Map<?, ?> m) {
@@ -82,10 +118,7 @@ public final class AutoMapping {
                     ? "columns=auto needs a first record with a value, got null"
                     : "columns=auto needs a Struct, a Map or JSON text, got " + value.getClass().getSimpleName());
         }
-        if (auto.specs.isEmpty()) {
-            throw new RecordConversionException(first, null, value, "columns=auto found no fields in the value");
-        }
-        return new ColumnMapping(auto.specs);
+        return auto;
     }
 
     /**
@@ -103,7 +136,7 @@ public final class AutoMapping {
             if (fs.type() == Schema.Type.STRUCT && !isLogical(fs)) {
                 struct(fs, path);
             } else {
-                add(path, column(fs, path));
+                add(path, column(fs, path), false);
             }
         }
     }
@@ -150,7 +183,7 @@ public final class AutoMapping {
             if (v instanceof Map<?, ?> nested) {
                 map(nested, path);
             } else {
-                add(path, Column.of(name(path), inferred(v), true));
+                add(path, Column.of(name(path), inferred(v), true), v == null);
             }
         }
     }
@@ -174,16 +207,19 @@ public final class AutoMapping {
             } else {
                 ColumnType type = v.isIntegralNumber() ? ColumnType.LONG : v.isNumber() ? ColumnType.DOUBLE
                         : v.isBoolean() ? ColumnType.BOOLEAN : ColumnType.STRING;
-                add(path, Column.of(name(path), type, true));
+                add(path, Column.of(name(path), type, true), v.isNull());
             }
         }
     }
 
-    private void add(List<String> path, Column column) {
+    private void add(List<String> path, Column column, boolean nullValue) {
         String name = column.name();
         String unique = name;
         for (int i = 2; !taken.add(unique.toLowerCase(Locale.ROOT)); i++) {
             unique = name + "_" + i;
+        }
+        if (nullValue && skipNulls) {
+            return; // the name stays taken, so the fields after it are named as derive() names them
         }
         Column c = unique.equals(name) ? column
                 : new Column(unique, column.type(), column.precision(), column.scale(), true);

@@ -20,9 +20,11 @@ import io.delta.kernel.exceptions.UnsupportedTableFeatureException;
 import io.delta.kernel.hook.PostCommitHook;
 import io.delta.kernel.transaction.DataLayoutSpec;
 import io.delta.kernel.transaction.UpdateTableTransactionBuilder;
+import io.delta.kernel.types.DataType;
 import io.delta.kernel.types.StringType;
 import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
+import io.delta.kernel.types.TypeChange;
 import io.delta.kernel.utils.CloseableIterable;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.FileStatus;
@@ -495,8 +497,8 @@ public final class DeltaTable {
         } catch (UnsupportedTableFeatureException | UnsupportedProtocolVersionException e) {
             throw TableErrors.unsupported(tablePath, snapshot.version(), e, "write");
         }
-        if (evolution == SchemaEvolution.ADD_COLUMNS) {
-            snapshot = evolve(snapshot, schema, partitionColumns, engineInfo); // checks the differences too
+        if (evolution != SchemaEvolution.NONE) {
+            snapshot = evolve(snapshot, schema, partitionColumns, engineInfo, evolution.widensTypes()); // checks the differences too
             kernel = snapshot.kernelSnapshot();
         } else {
             List<String> diffs = SchemaCheck.differences(kernel.getSchema(), kernel.getPartitionColumnNames(),
@@ -537,7 +539,7 @@ public final class DeltaTable {
      * @throws TableMismatchException when the table differs in a way adding columns cannot mend
      */
     private TableSnapshot evolve(TableSnapshot snapshot, RowSchema schema, List<String> partitionColumns,
-                                 String engineInfo) {
+                                 String engineInfo, boolean widen) {
         Set<String> before = new HashSet<>(snapshot.kernelSnapshot().getSchema().fieldNames());
         TableSnapshot current = snapshot;
         long landed = -1;
@@ -548,9 +550,21 @@ public final class DeltaTable {
             othersAdded.removeAll(before);
             List<Column> added = SchemaCheck.addable(tableSchema, schema, partitionColumns);
             List<String> relaxed = new ArrayList<>();
+            List<String> widened = new ArrayList<>();
             List<StructField> fields = new ArrayList<>();
-            for (StructField field : tableSchema.fields()) {
-                int index = schema.indexOf(field.getName());
+            for (StructField tableField : tableSchema.fields()) {
+                int index = schema.indexOf(tableField.getName());
+                StructField field = tableField;
+                if (widen && index >= 0 && !KernelTypes.sameType(field, schema.columns().get(index))
+                        && SchemaCheck.widening(field.getDataType(), KernelTypes.dataTypeOf(schema.columns().get(index)))) {
+                    DataType to = KernelTypes.dataTypeOf(schema.columns().get(index));
+                    List<TypeChange> changes = new ArrayList<>(field.getTypeChanges());
+                    changes.add(new TypeChange(field.getDataType(), to));
+                    field = new StructField(field.getName(), to, field.isNullable(), field.getMetadata())
+                            .withTypeChanges(changes);
+                    widened.add(field.getName() + " " + KernelTypes.typeName(tableField.getDataType()) + " to "
+                            + KernelTypes.typeName(to));
+                }
                 if (!field.isNullable() && index >= 0 && schema.columns().get(index).nullable()
                         && KernelTypes.sameType(field, schema.columns().get(index))) {
                     // every file holds a value there: read as nullable, they read the same
@@ -560,7 +574,7 @@ public final class DeltaTable {
                     fields.add(field);
                 }
             }
-            StructType evolved = relaxed.isEmpty() ? tableSchema : new StructType(fields);
+            StructType evolved = relaxed.isEmpty() && widened.isEmpty() ? tableSchema : new StructType(fields);
             for (Column column : added) {
                 evolved = evolved.add(column.name(), KernelTypes.dataTypeOf(column), true);
             }
@@ -569,21 +583,24 @@ public final class DeltaTable {
             if (!diffs.isEmpty()) {
                 throw new TableMismatchException(tablePath, current.version(), diffs, EVOLUTION_LIMITS);
             }
-            if (added.isEmpty() && relaxed.isEmpty()) {
+            if (added.isEmpty() && relaxed.isEmpty() && widened.isEmpty()) {
                 return current;
             }
             if (landed >= 0) {
                 // never commit the same change twice: a table that reads back without it is broken
                 throw new IllegalStateException("Delta table " + tablePath + " (version " + current.version()
                         + ") lacks columns " + added.stream().map(Column::name).toList() + " or nullable "
-                        + relaxed + " right after version " + landed + " changed them");
+                        + relaxed + " or widened " + widened + " right after version " + landed + " changed them");
             }
             String names = added.stream().map(c -> c.name() + " " + c.deltaTypeName()).toList().toString()
-                    + (relaxed.isEmpty() ? "" : ", NOT NULL dropped from " + relaxed);
+                    + (relaxed.isEmpty() ? "" : ", NOT NULL dropped from " + relaxed)
+                    + (widened.isEmpty() ? "" : ", widened " + widened);
             StructType newSchema = evolved;
+            boolean widening = !widened.isEmpty();
             try {
                 long version = commit(current, List.of(), true, engineInfo, Operation.MANUAL_UPDATE, true,
-                        s -> List.of(KernelInternals.metadataAction(s, newSchema)));
+                        s -> widening ? KernelInternals.wideningActions(s, newSchema)
+                                : List.of(KernelInternals.metadataAction(s, newSchema)));
                 landed = version;
                 List<String> notNull = added.stream().map(Column::name)
                         .filter(n -> !schema.columns().get(schema.indexOf(n)).nullable()).toList();

@@ -231,6 +231,33 @@ final class KernelInternals {
         return SingleAction.createMetadataSingleAction(metadata.withNewSchema(schema).toRow());
     }
 
+    /** The table property that lets writers widen column types (Delta's typeWidening feature). */
+    static final String ENABLE_TYPE_WIDENING = "delta.enableTypeWidening";
+
+    /**
+     * The actions of a schema change that widens column types: a {@code protocol} action adding the
+     * {@code typeWidening} reader-writer feature (a table of protocol 1,2 moves to table features,
+     * 3,7, keeping the features its versions implied) when the table lacks it, and the
+     * {@code metaData} with the new schema and {@value #ENABLE_TYPE_WIDENING}=true. The widened
+     * fields carry their {@code delta.typeChanges} in {@code schema}.
+     */
+    static List<Row> wideningActions(Snapshot snapshot, StructType schema) {
+        Protocol protocol = snapshot.getProtocol();
+        Metadata metadata = ((SnapshotImpl) snapshot).getMetadata().withNewSchema(schema)
+                .withMergedConfiguration(Map.of(ENABLE_TYPE_WIDENING, "true"));
+        List<Row> actions = new ArrayList<>();
+        if (!protocol.supportsFeature(TableFeatures.TYPE_WIDENING_RW_FEATURE)) {
+            Protocol upgraded = protocol.supportsReaderFeatures() ? protocol
+                    : new Protocol(TableFeatures.TABLE_FEATURES_MIN_READER_VERSION,
+                            TableFeatures.TABLE_FEATURES_MIN_WRITER_VERSION)
+                            .withFeatures(protocol.getImplicitlyAndExplicitlySupportedFeatures());
+            actions.add(SingleAction.createProtocolSingleAction(
+                    upgraded.withFeature(TableFeatures.TYPE_WIDENING_RW_FEATURE).toRow()));
+        }
+        actions.add(SingleAction.createMetadataSingleAction(metadata.toRow()));
+        return actions;
+    }
+
     /** The table's protocol: reader and writer versions and the features it names. */
     static TableProtocol protocol(Snapshot snapshot) {
         Protocol protocol = snapshot.getProtocol();

@@ -1,5 +1,12 @@
 package io.deltasink.table;
 
+import io.delta.kernel.types.ByteType;
+import io.delta.kernel.types.DataType;
+import io.delta.kernel.types.DoubleType;
+import io.delta.kernel.types.FloatType;
+import io.delta.kernel.types.IntegerType;
+import io.delta.kernel.types.LongType;
+import io.delta.kernel.types.ShortType;
 import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import java.util.ArrayList;
@@ -92,6 +99,26 @@ final class SchemaCheck {
             added.add(new Column(column.name(), column.type(), column.precision(), column.scale(), true));
         }
         return added;
+    }
+
+    /**
+     * Whether a column of type {@code from} may be widened to {@code to} (schema.evolution with
+     * widen-types): byte, short and int to a wider integer, float to double. Delta's typeWidening
+     * feature allows more (integers to double or decimal, date to timestamp_ntz); only these were
+     * read back right by the readers the connector is tested with.
+     */
+    static boolean widening(DataType from, DataType to) {
+        int f = integerRank(from);
+        int t = integerRank(to);
+        if (f > 0 && t > 0) {
+            return f < t;
+        }
+        return from instanceof FloatType && to instanceof DoubleType;
+    }
+
+    private static int integerRank(DataType type) {
+        return type instanceof ByteType ? 1 : type instanceof ShortType ? 2 : type instanceof IntegerType ? 3
+                : type instanceof LongType ? 4 : 0;
     }
 
     /** Characters a column name may not hold in a table without column mapping (the Delta protocol's list). */
