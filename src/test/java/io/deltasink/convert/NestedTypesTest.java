@@ -133,6 +133,27 @@ class NestedTypesTest {
     }
 
     @Test
+    void connectLogicalTypesInsideListsAndMapsFollowTheFlatRules() {
+        Schema value = SchemaBuilder.struct()
+                .field("at", SchemaBuilder.array(org.apache.kafka.connect.data.Timestamp.builder().optional().build()).build())
+                .field("prices", SchemaBuilder.map(Schema.STRING_SCHEMA,
+                        org.apache.kafka.connect.data.Decimal.builder(2).optional().build()).build())
+                .build();
+        Map<String, BigDecimal> prices = new LinkedHashMap<>();
+        prices.put("a", new BigDecimal("1.25"));
+        prices.put("b", null);
+        Struct s = new Struct(value).put("at", Arrays.asList(new java.util.Date(1_000L), null)).put("prices", prices);
+        MappingConverter converter = new MappingConverter(ColumnMapping.parse(
+                "at:array<timestamp>=at, prices:map<string,decimal(10,3)>=prices", Set.of()), CLOCK);
+        Object[] row = converter.convert(record(s));
+        assertEquals(Arrays.asList(1_000_000L, null), row[0]);
+        Map<String, Object> expected = new LinkedHashMap<>();
+        expected.put("a", new BigDecimal("1.250"));
+        expected.put("b", null);
+        assertEquals(expected, row[1]);
+    }
+
+    @Test
     void schemalessMapsAndJsonTextGiveTheSameRows() {
         MappingConverter converter = new MappingConverter(ColumnMapping.parse(MAPPING, Set.of()), CLOCK);
         String json = "{\"id\":1,\"payload\":{\"address\":{\"street\":\"Main\",\"zip\":\"12\"},\"tags\":[\"a\",null,\"\"],"
