@@ -1,7 +1,6 @@
 package io.deltasink.write;
 
 import java.math.BigDecimal;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -251,7 +250,7 @@ final class NestedRecords {
                 throw new RowRejectedException(column.name(), v, "at " + path + ": " + a.ddl() + " expects a List");
             }
             int i = 0;
-            for (Object e : new ArrayList<>(list)) {
+            for (Object e : list) {
                 check(column, a.element(), e, path + "[" + i++ + "]");
             }
         } else {
