@@ -21,8 +21,11 @@ final class NestedTypeParser {
     private static final Pattern DECIMAL = Pattern.compile("(?i)decimal\\s*\\(\\s*(\\d{1,3})\\s*(?:,\\s*(\\d{1,3})\\s*)?\\)");
     private static final Pattern NESTED = Pattern.compile("(?is)\\s*(struct|array|map)\\s*<.*");
 
+    /** Deeper types are refused: no reader needs them, and the parser and converter recurse per level. */
+    static final int MAX_DEPTH = 32;
     private final String text;
     private int pos;
+    private int depth;
 
     private NestedTypeParser(String text) {
         this.text = text;
@@ -50,6 +53,18 @@ final class NestedTypeParser {
         skipSpace();
         int start = pos;
         String word = word();
+        if (++depth > MAX_DEPTH) {
+            pos = start;
+            throw fail("nested deeper than " + MAX_DEPTH + " levels");
+        }
+        try {
+            return typeAt(start, word);
+        } finally {
+            depth--;
+        }
+    }
+
+    private NestedType typeAt(int start, String word) {
         switch (word.toLowerCase(Locale.ROOT)) {
             case "struct":
                 open(word);

@@ -72,6 +72,9 @@ class NestedTypesTest {
         assertTrue(error("a:struct<f:int g:int>=x").contains("at position 14: expected '>' closing struct, found 'g'"),
                 error("a:struct<f:int g:int>=x"));
         assertTrue(error("a:array<decimal>=x").contains("decimal needs a precision"), error("a:array<decimal>=x"));
+        String deep = "array<".repeat(10_000) + "int" + ">".repeat(10_000);
+        assertTrue(error("a:" + deep + "=x").contains("nested deeper than 32 levels"));
+        assertTrue(error("a:array<array<int>=x, b:int=y").contains("'<' without a matching '>'"));
         assertTrue(error("a:array<timestamp(millis)>=x").contains("expected '>' closing array, found '('"),
                 error("a:array<timestamp(millis)>=x"));
     }
