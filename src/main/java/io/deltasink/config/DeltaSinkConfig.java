@@ -60,7 +60,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
     public static final String PARTITION_COLUMNS = "partition.columns";
     static final String PARTITION_COLUMNS_DOC = "Comma-separated output columns the table is partitioned by, "
-            + "in order, e.g. device_type,event_date. Each must be a column of the mapping, not of type binary, struct, array or map, "
+            + "in order, e.g. device_type,event_date. Each must be a column of the mapping, not of type binary, "
+            + "struct, array or map, "
             + "listed once, and at least one column must be left out. As the Delta protocol says, an empty string "
             + "is stored as a null partition value (a reader returns null): in a NOT NULL partition column it is "
             + "a bad record. A value whose folder name (column=value, percent-escaped, non-ASCII as UTF-8 bytes) "
