@@ -79,6 +79,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
     public static final String PARTITION_COLUMNS = "partition.columns";
     static final String PARTITION_COLUMNS_DOC = "Comma-separated output columns the table is partitioned by, "
             + "in order, e.g. device_type,event_date. Each must be a column of the mapping, not of type binary, "
+            + "struct, array or map, "
             + "listed once, and at least one column must be left out. As the Delta protocol says, an empty string "
             + "is stored as a null partition value (a reader returns null): in a NOT NULL partition column it is "
             + "a bad record. A value whose folder name (column=value, percent-escaped, non-ASCII as UTF-8 bytes) "
@@ -96,11 +97,13 @@ public final class DeltaSinkConfig extends AbstractConfig {
     static final String COLUMNS_DOC = "The column mapping: comma-separated entries 'name:type=source', or 'auto'. "
             + "Types: string, int, long, short, byte, double, float, boolean, binary, date, timestamp, "
             + "timestamp(seconds|millis|micros|nanos) (the unit of numbers in the column, see timestamp.numeric.unit), "
-            + "decimal(p,s). "
+            + "decimal(p,s), and nested types in Spark DDL: struct<name:type,...>, array<type>, map<string,type> "
+            + "(nesting allowed, map keys string only; not for partition columns). "
             + "Sources: a path into the value (a.b.c; descends into fields that hold JSON text), @topic, @partition, "
             + "@offset, @timestamp, @key, @header.<name>, @now (processing time), raw(<path>) (the field's text), "
             + "date(<column>) (the UTC date of a timestamp column). 'auto' flattens a Struct or Map by its own shape "
-            + "(nested names joined with '_'), taken from the first record.";
+            + "(nested names joined with '_'; a Struct's arrays and string-keyed maps become array and map columns), "
+            + "taken from the first record.";
     static final String COLUMNS_DEFAULT = "auto";
 
     public static final String COLUMNS_NOT_NULL = "columns.not.null";

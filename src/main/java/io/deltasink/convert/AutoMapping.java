@@ -22,6 +22,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import io.deltasink.model.Column;
 import io.deltasink.model.ColumnType;
+import io.deltasink.model.NestedType;
 import io.deltasink.model.RowSchema;
 
 /**
@@ -34,7 +35,11 @@ import io.deltasink.model.RowSchema;
  *   <li>A {@code Struct} maps by its Connect schema: int8/16/32/64 to byte/short/int/long,
  *       float32/64 to float/double, boolean, string, bytes to binary, logical Timestamp, Date
  *       and Decimal to timestamp, date and decimal, logical Time to int (milliseconds of the
- *       day), nested structs flattened, arrays and maps to string (JSON text).</li>
+ *       day), nested structs flattened; an array to an {@code array<...>} column and a map of
+ *       string keys to a {@code map<string,...>} column, their elements and values typed by the
+ *       same rules (a struct inside them becomes a {@code struct<...>}, since a list cannot be
+ *       flattened); a map of other keys, or a struct field whose name no column may carry,
+ *       to string (JSON text).</li>
  *   <li>A {@code Map} (or JSON text holding an object) maps by its values: integers to long,
  *       other numbers to double, booleans to boolean, text to string, nested maps flattened,
  *       lists and anything else (null too) to string (JSON text).</li>
@@ -149,6 +154,10 @@ public final class AutoMapping {
 
     private Column column(Schema s, List<String> path) {
         String name = name(path);
+        if (s.type() == Schema.Type.ARRAY || s.type() == Schema.Type.MAP) {
+            NestedType nested = nested(s);
+            return nested == null ? Column.of(name, ColumnType.STRING, true) : Column.nested(name, nested, true);
+        }
         String logical = s.name();
         if (Decimal.LOGICAL_NAME.equals(logical)) {
             int scale = Integer.parseInt(s.parameters().get(Decimal.SCALE_FIELD));
@@ -174,6 +183,39 @@ public final class AutoMapping {
             default -> ColumnType.STRING;
         };
         return Column.of(name, type, true);
+    }
+
+    /** The nested type of a Connect schema, or null when it cannot be one (a map of non-string keys, a field name no column may carry). */
+    private static NestedType nested(Schema s) {
+        switch (s.type()) {
+            case ARRAY: {
+                NestedType e = nested(s.valueSchema());
+                return e == null ? null : new NestedType.Array(e);
+            }
+            case MAP: {
+                NestedType v = s.keySchema().type() == Schema.Type.STRING ? nested(s.valueSchema()) : null;
+                return v == null ? null : new NestedType.MapOf(v);
+            }
+            case STRUCT:
+                if (!isLogical(s)) {
+                    List<NestedType.Field> fields = new ArrayList<>();
+                    Set<String> names = new HashSet<>();
+                    for (Field f : s.fields()) {
+                        NestedType t = nested(f.schema());
+                        if (t == null || !name(List.of(f.name())).equals(f.name())
+                                || !names.add(f.name().toLowerCase(Locale.ROOT))) {
+                            return null;
+                        }
+                        fields.add(new NestedType.Field(f.name(), t));
+                    }
+                    return fields.isEmpty() ? null : new NestedType.Struct(fields);
+                }
+                break;
+            default:
+                break;
+        }
+        Column leaf = new AutoMapping().column(s, List.of("x"));
+        return new NestedType.Leaf(leaf.type(), leaf.precision(), leaf.scale());
     }
 
     private void map(Map<?, ?> map, List<String> prefix) {
@@ -222,7 +264,7 @@ public final class AutoMapping {
             return; // the name stays taken, so the fields after it are named as derive() names them
         }
         Column c = unique.equals(name) ? column
-                : new Column(unique, column.type(), column.precision(), column.scale(), true);
+                : new Column(unique, column.type(), column.precision(), column.scale(), true, column.nested());
         specs.add(new ColumnSpec(c, new Source.Field(path, false)));
     }
 

@@ -63,6 +63,7 @@ final class Coercions {
             case DATE -> Timestamps::epochDays;
             case TIMESTAMP -> v -> Timestamps.epochMicros(v, unit, noUnit);
             case DECIMAL -> v -> decimal(v, column.precision(), column.scale());
+            case STRUCT, ARRAY, MAP -> NestedCoercion.of(spec, numericUnit, json);
         };
     }
 

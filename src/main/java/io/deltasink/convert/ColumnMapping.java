@@ -94,7 +94,7 @@ public final class ColumnMapping {
         for (ColumnSpec s : specs) {
             Column c = s.column();
             boolean nullable = !required.contains(c.name());
-            out.add(new ColumnSpec(new Column(c.name(), c.type(), c.precision(), c.scale(), nullable), s.source(), s.unit()));
+            out.add(new ColumnSpec(new Column(c.name(), c.type(), c.precision(), c.scale(), nullable, c.nested()), s.source(), s.unit()));
         }
         return new ColumnMapping(out);
     }

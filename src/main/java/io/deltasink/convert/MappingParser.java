@@ -25,6 +25,8 @@ final class MappingParser {
     private static final Pattern DECIMAL = Pattern.compile("(?i)decimal\\s*\\(\\s*(\\d{1,3})\\s*(?:,\\s*(\\d{1,3})\\s*)?\\)");
     private static final Pattern TIMESTAMP_UNIT = Pattern.compile("(?i)timestamp\\s*\\((.*)\\)", Pattern.DOTALL);
     private static final Pattern FUNCTION = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)\\s*\\((.*)\\)", Pattern.DOTALL);
+    /** The text before a '<' that opens a nested type: ':' then struct, array or map at the end. */
+    private static final Pattern NESTED_OPEN = Pattern.compile("(?i):\\s*(struct|array|map)\\s*$");
     private static final String METADATA = "@topic, @partition, @offset, @timestamp, @key, @header.<name>, @now";
 
     private MappingParser() {
@@ -74,14 +76,24 @@ final class MappingParser {
         return new ColumnMapping(new ArrayList<>(byName.values()));
     }
 
-    /** Splits at commas outside parentheses; trims; drops empty entries. */
+    /**
+     * Splits at commas outside parentheses and outside the angle brackets of a nested type
+     * ({@code struct<}, {@code array<}, {@code map<}); trims; drops empty entries.
+     */
     static List<String> split(String text) {
         List<String> out = new ArrayList<>();
         int depth = 0;
+        int angles = 0;
         int start = 0;
         for (int i = 0; i <= text.length(); i++) {
             char c = i < text.length() ? text.charAt(i) : ',';
-            if (c == '(') {
+            if (c == '<' && (angles > 0 || NESTED_OPEN.matcher(text.substring(start, i)).find())) {
+                angles++;
+            } else if (c == '>' && angles > 0) {
+                angles--;
+            } else if (angles > 0 && i < text.length()) {
+                continue;
+            } else if (c == '(') {
                 depth++;
             } else if (c == ')') {
                 if (--depth < 0) {
@@ -92,6 +104,10 @@ final class MappingParser {
                 if (depth > 0) {
                     throw new ConfigException(ColumnMapping.COLUMNS_CONFIG, text.substring(start).trim(),
                             "'(' without a matching ')'");
+                }
+                if (angles > 0) {
+                    throw new ConfigException(ColumnMapping.COLUMNS_CONFIG, text.substring(start).trim(),
+                            "'<' without a matching '>' in a struct, array or map type");
                 }
                 String entry = text.substring(start, i).trim();
                 if (!entry.isEmpty()) {
@@ -161,6 +177,13 @@ final class MappingParser {
     }
 
     private static Column column(String entry, String name, String typeText, boolean nullable) {
+        if (NestedTypeParser.isNested(typeText)) {
+            try {
+                return Column.nested(name, NestedTypeParser.parse(typeText), nullable);
+            } catch (IllegalArgumentException e) {
+                throw fail(entry, "column '" + name + "': " + e.getMessage());
+            }
+        }
         Matcher m = DECIMAL.matcher(typeText);
         if (m.matches()) {
             int precision = Integer.parseInt(m.group(1));

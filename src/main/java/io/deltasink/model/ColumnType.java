@@ -13,6 +13,7 @@ import java.util.Locale;
  * DATE      -> Integer (days since 1970-01-01)
  * TIMESTAMP -> Long (microseconds since 1970-01-01T00:00Z, UTC-adjusted)
  * DECIMAL   -> java.math.BigDecimal, already at the column's scale
+ * STRUCT, ARRAY, MAP -> see {@link NestedType}; the column's {@link Column#nested()} holds the full type
  * </pre>
  */
 public enum ColumnType {
@@ -27,7 +28,10 @@ public enum ColumnType {
     BINARY("binary"),
     DATE("date"),
     TIMESTAMP("timestamp"),
-    DECIMAL("decimal");
+    DECIMAL("decimal"),
+    STRUCT("struct"),
+    ARRAY("array"),
+    MAP("map");
 
     private final String deltaName;
 
@@ -38,6 +42,11 @@ public enum ColumnType {
     /** The type's name in a Delta schema string (decimal without precision/scale). */
     public String deltaName() {
         return deltaName;
+    }
+
+    /** True for STRUCT, ARRAY and MAP, whose full type a {@link NestedType} holds. */
+    public boolean isNested() {
+        return this == STRUCT || this == ARRAY || this == MAP;
     }
 
     /** Parses a mapping type name: the Delta names plus a few common aliases (int, bigint, bool, ...). */

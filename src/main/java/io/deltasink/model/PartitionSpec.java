@@ -64,6 +64,9 @@ public final class PartitionSpec {
                 problems.add("partition column '" + name + "' is listed twice");
             } else if (schema.column(i).type() == ColumnType.BINARY) {
                 problems.add("partition column '" + name + "' is binary; a partition column cannot be binary");
+            } else if (schema.column(i).type().isNested()) {
+                problems.add("partition column '" + name + "' is " + schema.column(i).deltaTypeName()
+                        + "; a partition column cannot be a struct, array or map");
             }
         }
         if (!schema.columns().isEmpty() && seen.size() == schema.size()) {

@@ -1,6 +1,7 @@
 package io.deltasink.table;
 
 import io.delta.kernel.expressions.Literal;
+import io.delta.kernel.types.ArrayType;
 import io.delta.kernel.types.BasePrimitiveType;
 import io.delta.kernel.types.BinaryType;
 import io.delta.kernel.types.BooleanType;
@@ -12,6 +13,7 @@ import io.delta.kernel.types.DoubleType;
 import io.delta.kernel.types.FloatType;
 import io.delta.kernel.types.IntegerType;
 import io.delta.kernel.types.LongType;
+import io.delta.kernel.types.MapType;
 import io.delta.kernel.types.ShortType;
 import io.delta.kernel.types.StringType;
 import io.delta.kernel.types.StructField;
@@ -29,11 +31,14 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoField;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
 import io.deltasink.model.Column;
 import io.deltasink.model.ColumnType;
+import io.deltasink.model.NestedType;
 import io.deltasink.model.RowSchema;
 
 /**
@@ -76,19 +81,82 @@ final class KernelTypes {
     }
 
     static DataType dataTypeOf(Column column) {
+        if (column.nested() != null) {
+            return dataTypeOf(column.nested());
+        }
         return switch (column.type()) {
             case DECIMAL -> new DecimalType(column.precision(), column.scale());
             default -> BasePrimitiveType.createPrimitive(column.type().deltaName());
         };
     }
 
+    /**
+     * The Delta type of a nested type: struct fields nullable, arrays with {@code containsNull},
+     * maps of string keys with {@code valueContainsNull}, as the protocol spells them.
+     */
+    static DataType dataTypeOf(NestedType type) {
+        if (type instanceof NestedType.Leaf l) {
+            return l.type() == ColumnType.DECIMAL ? new DecimalType(l.precision(), l.scale())
+                    : BasePrimitiveType.createPrimitive(l.type().deltaName());
+        }
+        if (type instanceof NestedType.Struct s) {
+            StructType struct = new StructType();
+            for (NestedType.Field f : s.fields()) {
+                struct = struct.add(f.name(), dataTypeOf(f.type()), true);
+            }
+            return struct;
+        }
+        if (type instanceof NestedType.Array a) {
+            return new ArrayType(dataTypeOf(a.element()), true);
+        }
+        return new MapType(StringType.STRING, dataTypeOf(((NestedType.MapOf) type).value()), true);
+    }
+
+    /** The nested type of the model for a Delta struct, array or map type, or null when the connector cannot write it. */
+    private static NestedType nestedOf(DataType type) {
+        if (type instanceof StructType s) {
+            List<NestedType.Field> fields = new ArrayList<>();
+            for (StructField f : s.fields()) {
+                NestedType t = nestedOf(f.getDataType());
+                if (t == null || !f.isNullable()) {
+                    return null;
+                }
+                fields.add(new NestedType.Field(f.getName(), t));
+            }
+            return fields.isEmpty() ? null : new NestedType.Struct(fields);
+        }
+        if (type instanceof ArrayType a) {
+            NestedType e = nestedOf(a.getElementType());
+            return e == null || !a.containsNull() ? null : new NestedType.Array(e);
+        }
+        if (type instanceof MapType m) {
+            NestedType v = nestedOf(m.getValueType());
+            return v == null || !(m.getKeyType() instanceof StringType) || !m.isValueContainsNull() ? null
+                    : new NestedType.MapOf(v);
+        }
+        if (type instanceof DecimalType d) {
+            return new NestedType.Leaf(ColumnType.DECIMAL, d.getPrecision(), d.getScale());
+        }
+        for (ColumnType t : ColumnType.values()) {
+            if (!t.isNested() && t != ColumnType.DECIMAL && type.equivalent(BasePrimitiveType.createPrimitive(t.deltaName()))) {
+                return new NestedType.Leaf(t, 0, 0);
+            }
+        }
+        return null;
+    }
+
     /** The column of the project's model for a table field, or null for a type the connector cannot write. */
     static Column columnOf(StructField field) {
+        DataType dataType = field.getDataType();
+        if (dataType instanceof StructType || dataType instanceof ArrayType || dataType instanceof MapType) {
+            NestedType nested = nestedOf(dataType);
+            return nested == null ? null : Column.nested(field.getName(), nested, field.isNullable());
+        }
         if (field.getDataType() instanceof DecimalType d) {
             return new Column(field.getName(), ColumnType.DECIMAL, d.getPrecision(), d.getScale(), field.isNullable());
         }
         for (ColumnType type : ColumnType.values()) {
-            if (type != ColumnType.DECIMAL) {
+            if (type != ColumnType.DECIMAL && !type.isNested()) {
                 Column column = Column.of(field.getName(), type, field.isNullable());
                 if (sameType(field, column)) {
                     return column;
@@ -105,6 +173,10 @@ final class KernelTypes {
         }
         if (type instanceof BasePrimitiveType) {
             return type.toString();
+        }
+        NestedType nested = nestedOf(type);
+        if (nested != null && !(nested instanceof NestedType.Leaf)) {
+            return nested.ddl();
         }
         if (type instanceof StructType) {
             return "struct";

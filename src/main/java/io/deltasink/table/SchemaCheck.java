@@ -96,7 +96,7 @@ final class SchemaCheck {
                 continue;
             }
             lowerNames.add(lower);
-            added.add(new Column(column.name(), column.type(), column.precision(), column.scale(), true));
+            added.add(new Column(column.name(), column.type(), column.precision(), column.scale(), true, column.nested()));
         }
         return added;
     }

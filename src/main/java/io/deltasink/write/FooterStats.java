@@ -87,6 +87,7 @@ final class FooterStats {
             case FLOAT -> ((Float) v).isNaN() ? null : v;
             case DOUBLE -> ((Double) v).isNaN() ? null : v;
             case DECIMAL -> decimal(column, v);
+            case STRUCT, ARRAY, MAP -> null;
         };
     }
 

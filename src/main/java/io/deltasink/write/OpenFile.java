@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.column.ColumnDescriptor;
@@ -12,6 +13,7 @@ import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
@@ -27,6 +29,11 @@ import io.deltasink.model.DataFile;
  * written through Parquet's file writer, which writes the footer with its statistics and the column
  * and offset indexes. Values and statistics are those of Parquet's own writer for the same rows; the
  * bytes of pages are not (page boundaries and run encodings differ).
+ *
+ * <p>A table with struct, array or map columns is written through parquet-mr's record path instead
+ * ({@link #createNested}, {@link NestedRecords}): our column buffers encode flat columns only
+ * (definition levels 0/1, no repetition levels), and Parquet's own writer gets the levels of nested
+ * data right by construction; it cuts row groups itself.
  */
 final class OpenFile {
     /** Rows between two measurements of the buffered size; a power of two. */
@@ -53,10 +60,13 @@ final class OpenFile {
     private long rows;
     private ParquetMetadata footer;
     private boolean closed;
+    /** parquet-mr's writer for a table with nested columns; null for the flat encoder. */
+    private final ParquetWriter<Object[]> recordWriter;
 
     private OpenFile(String relativePath, Map<String, String> partitionValues, CountingOutputFile output,
                      ParquetFileWriter fileWriter, ParquetProperties props, RowColumns columns,
                      BytesInputCompressor compressor, long rowGroupSizeBytes) {
+        this.recordWriter = null;
         List<ColumnDescriptor> descriptors = columns.schema().getColumns();
         this.buffers = new ColumnChunkBuffer[descriptors.size()];
         for (int i = 0; i < buffers.length; i++) {
@@ -73,6 +83,47 @@ final class OpenFile {
         this.rowGroupSizeBytes = rowGroupSizeBytes;
         this.nextRowGroupSize = rowGroupSizeBytes;
         this.nextSizeCheck = props.getMinRowCountForPageSizeCheck();
+    }
+
+    private OpenFile(String relativePath, Map<String, String> partitionValues, CountingOutputFile output,
+                     ParquetWriter<Object[]> recordWriter) {
+        this.recordWriter = recordWriter;
+        this.relativePath = relativePath;
+        this.partitionValues = partitionValues;
+        this.output = output;
+        this.fileWriter = null;
+        this.props = null;
+        this.columns = null;
+        this.buffers = new ColumnChunkBuffer[0];
+        this.rowGroupSizeBytes = 0;
+    }
+
+    /** Creates the file at {@code path} (it must not exist) for a table with nested columns, written by parquet-mr. */
+    static OpenFile createNested(FileSystem fs, Path path, String relativePath, Map<String, String> partitionValues,
+                                 NestedRecords records, WriterSettings settings, SharedCompressor compressor,
+                                 Configuration conf) throws IOException {
+        CountingOutputFile output = new CountingOutputFile(fs, path);
+        ParquetWriter<Object[]> writer = settings.configure(new RecordsBuilder(output, records), compressor, conf).build();
+        return new OpenFile(relativePath, partitionValues, output, writer);
+    }
+
+    private static final class RecordsBuilder extends ParquetWriter.Builder<Object[], RecordsBuilder> {
+        private final NestedRecords records;
+
+        RecordsBuilder(CountingOutputFile output, NestedRecords records) {
+            super(output);
+            this.records = records;
+        }
+
+        @Override
+        protected RecordsBuilder self() {
+            return this;
+        }
+
+        @Override
+        protected WriteSupport<Object[]> getWriteSupport(Configuration conf) {
+            return records.writeSupport();
+        }
     }
 
     /**
@@ -98,6 +149,13 @@ final class OpenFile {
      * binary values.
      */
     void write(Object[] row) throws IOException {
+        if (recordWriter != null) {
+            recordWriter.write(row);
+            rows++;
+            dataSize = recordWriter.getDataSize();
+            bufferedBytes = Math.max(0, dataSize - output.bytesWritten());
+            return;
+        }
         unmeasuredBytes += columns.write(row, buffers);
         rows++;
         groupRows++;
@@ -214,6 +272,12 @@ final class OpenFile {
         }
         closed = true;
         bufferedBytes = 0;
+        if (recordWriter != null) {
+            recordWriter.close();
+            footer = recordWriter.getFooter();
+            return new DataFile(relativePath, partitionValues, output.bytesWritten(), modificationTime,
+                    FooterStats.of(footer, statsColumns));
+        }
         try {
             flushRowGroup();
             fileWriter.end(Map.of(ParquetWriter.OBJECT_MODEL_NAME_PROP, RowColumns.WRITER_NAME));
@@ -256,6 +320,10 @@ final class OpenFile {
         bufferedBytes = 0;
         if (!closed) {
             closed = true;
+            if (recordWriter != null) {
+                recordWriter.close();
+                return;
+            }
             fileWriter.close();
         }
     }

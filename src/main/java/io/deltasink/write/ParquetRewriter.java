@@ -177,6 +177,9 @@ public final class ParquetRewriter {
         for (int i = 0; i < statsColumns.size() && i < schema.getFieldCount(); i++) {
             Column column = statsColumns.get(i);
             Type field = schema.getType(i);
+            if (column.type().isNested()) {
+                break; // nested columns get no statistics (see NestedRecords)
+            }
             PrimitiveType expected = ParquetSchemas.field(column);
             if (!field.isPrimitive() || !field.getName().equals(column.name())
                     || field.asPrimitiveType().getPrimitiveTypeName() != expected.getPrimitiveTypeName()

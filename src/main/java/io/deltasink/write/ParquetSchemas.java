@@ -48,6 +48,8 @@ final class ParquetSchemas {
             case TIMESTAMP -> Types.primitive(PrimitiveTypeName.INT64, rep)
                     .as(LogicalTypeAnnotation.timestampType(true, TimeUnit.MICROS)).named(c.name());
             case DECIMAL -> decimal(c, rep);
+            case STRUCT, ARRAY, MAP -> throw new IllegalArgumentException("column '" + c.name() + "' is "
+                    + c.deltaTypeName() + ", not a flat column; see NestedRecords");
         };
     }
 

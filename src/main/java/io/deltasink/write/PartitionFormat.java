@@ -49,6 +49,8 @@ final class PartitionFormat {
             case DECIMAL -> ((BigDecimal) value).toPlainString();
             case BINARY -> throw new IllegalArgumentException("binary column '" + column.name()
                     + "' cannot be a partition column");
+            case STRUCT, ARRAY, MAP -> throw new IllegalArgumentException(column.deltaTypeName() + " column '"
+                    + column.name() + "' cannot be a partition column");
         };
     }
 

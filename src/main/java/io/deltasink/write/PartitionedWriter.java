@@ -63,7 +63,10 @@ public final class PartitionedWriter {
     private final List<Column> dataColumns;
     private final int[] dataIndexes;
     private final List<Column> statsColumns;
+    /** The flat encoder's columns; null for a table with nested columns, which {@link #nestedRecords} writes. */
     private final RowColumns rowColumns;
+    private final NestedRecords nestedRecords;
+    private final Configuration conf;
     private final SharedCompressor compressor;
     private final int directoryBytes;
     private final int fileNameBytes;
@@ -126,8 +129,13 @@ public final class PartitionedWriter {
         this.dataIndexes = spec.dataIndexes();
         this.recentValues = new Object[RECENT_KEYS][partitionIndexes.length];
         this.recentKeys = new List<?>[RECENT_KEYS];
-        this.statsColumns = dataColumns.subList(0, Math.min(settings.statsColumns(), dataColumns.size()));
-        this.rowColumns = new RowColumns(dataColumns, dataIndexes);
+        boolean nested = NestedRecords.anyNested(dataColumns);
+        // with nested columns, stats only for the flat columns before the first nested one (see NestedRecords)
+        List<Column> statsCandidates = nested ? NestedRecords.leadingFlat(dataColumns) : dataColumns;
+        this.statsColumns = statsCandidates.subList(0, Math.min(settings.statsColumns(), statsCandidates.size()));
+        this.rowColumns = nested ? null : new RowColumns(dataColumns, dataIndexes);
+        this.nestedRecords = nested ? new NestedRecords(dataColumns, dataIndexes) : null;
+        this.conf = conf;
         this.fs = root.getFileSystem(conf);
         // what the table's path below the bucket (and a '/') leaves of an object key for folders and a file name
         this.directoryBytes = PartitionFormat.MAX_PATH_BYTES - 1
@@ -429,6 +437,10 @@ public final class PartitionedWriter {
         }
         Path path = new Path(root, relative);
         created.add(path); // before creating, so abort() removes even a half-created file
+        if (nestedRecords != null) {
+            return OpenFile.createNested(fs, path, relative, Collections.unmodifiableMap(partitionValues), nestedRecords,
+                    settings, compressor, conf);
+        }
         return OpenFile.create(fs, path, relative, Collections.unmodifiableMap(partitionValues), rowColumns, settings,
                 compressor, plainColumns.getOrDefault(key, Set.of()));
     }

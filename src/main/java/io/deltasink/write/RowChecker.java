@@ -51,6 +51,8 @@ final class RowChecker {
             }
             if (v instanceof BigDecimal d) {
                 checkDecimal(schema.column(i), d);
+            } else if (schema.column(i).nested() != null) {
+                NestedRecords.check(schema.column(i), v);
             }
         }
     }
@@ -78,6 +80,9 @@ final class RowChecker {
             case BOOLEAN -> Boolean.class;
             case BINARY -> byte[].class;
             case DECIMAL -> BigDecimal.class;
+            case STRUCT -> Object[].class;
+            case ARRAY -> java.util.List.class;
+            case MAP -> java.util.Map.class;
         };
     }
 }

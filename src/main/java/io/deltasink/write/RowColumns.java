@@ -127,6 +127,8 @@ final class RowColumns {
                 case INT64 -> DECIMAL_LONG;
                 default -> DECIMAL_FIXED;
             };
+            case STRUCT, ARRAY, MAP -> throw new IllegalArgumentException("column '" + c.name()
+                    + "' is " + c.deltaTypeName() + "; tables with nested columns are written by NestedFileWriter");
         };
     }
 

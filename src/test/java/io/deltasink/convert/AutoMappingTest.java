@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 
 import io.deltasink.model.Column;
 import io.deltasink.model.ColumnType;
+import io.deltasink.model.NestedType;
 import io.deltasink.model.RowSchema;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
@@ -79,11 +80,12 @@ class AutoMappingTest {
                 new Column("price", ColumnType.DECIMAL, 8, 2, true),
                 Column.of("payload_power", ColumnType.DOUBLE, true),
                 Column.of("payload_level", ColumnType.BYTE, true),
-                Column.of("tags", ColumnType.STRING, true),
-                Column.of("attrs", ColumnType.STRING, true)), mapping.schema().columns());
+                Column.nested("tags", new NestedType.Array(new NestedType.Leaf(ColumnType.STRING, 0, 0)), true),
+                Column.nested("attrs", new NestedType.MapOf(new NestedType.Leaf(ColumnType.INT, 0, 0)), true)),
+                mapping.schema().columns());
         Object[] row = convert(mapping, record);
         assertArrayEquals(new Object[] {"s1", 3, 4L, (short) 5, 0.5f, true, new byte[] {1}, 1_750_583_760_123_000L,
-            20_000, 3_600_000, new BigDecimal("12.34"), null, null, "[\"x\",\"y\"]", "{\"k\":1}"}, row);
+            20_000, 3_600_000, new BigDecimal("12.34"), null, null, List.of("x", "y"), Map.of("k", 1)}, row);
 
         Struct withPayload = new Struct(schema);
         for (var f : schema.fields()) {

@@ -41,9 +41,17 @@ class KernelTypesTest {
         assertEquals("decimal(12,3)", KernelTypes.typeName(struct.get("d").getDataType()));
         assertEquals("timestamp", KernelTypes.typeName(struct.get("t").getDataType()));
         for (ColumnType type : ColumnType.values()) {
+            if (type.isNested()) {
+                continue; // a struct, array or map column needs its full type; checked below
+            }
             Column c = type == ColumnType.DECIMAL ? new Column("c", type, 5, 1, true) : Column.of("c", type, true);
             assertEquals(c.deltaTypeName(), KernelTypes.typeName(KernelTypes.dataTypeOf(c)));
         }
+        Column nested = Column.nested("n", new io.deltasink.model.NestedType.MapOf(new io.deltasink.model.NestedType.Array(
+                new io.deltasink.model.NestedType.Leaf(ColumnType.DECIMAL, 5, 1))), true);
+        assertEquals("map<string,array<decimal(5,1)>>", KernelTypes.typeName(KernelTypes.dataTypeOf(nested)));
+        assertEquals(nested, KernelTypes.columnOf(new io.delta.kernel.types.StructField("n", KernelTypes.dataTypeOf(nested),
+                true)));
     }
 
     @Test

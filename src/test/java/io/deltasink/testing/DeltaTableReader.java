@@ -291,8 +291,106 @@ public final class DeltaTableReader {
             return row.getDecimal(i);
         } else if (type instanceof BinaryType) {
             return row.getBinary(i);
+        } else if (type instanceof io.delta.kernel.types.StructType) {
+            return toMap(row.getStruct(i));
+        } else if (type instanceof io.delta.kernel.types.ArrayType a) {
+            io.delta.kernel.data.ArrayValue array = row.getArray(i);
+            List<Object> out = new java.util.ArrayList<>();
+            for (int e = 0; e < array.getSize(); e++) {
+                out.add(vectorValue(array.getElements(), e, a.getElementType()));
+            }
+            return out;
+        } else if (type instanceof io.delta.kernel.types.MapType m) {
+            io.delta.kernel.data.MapValue map = row.getMap(i);
+            Map<Object, Object> out = new LinkedHashMap<>();
+            for (int e = 0; e < map.getSize(); e++) {
+                out.put(vectorValue(map.getKeys(), e, m.getKeyType()), vectorValue(map.getValues(), e, m.getValueType()));
+            }
+            return out;
         }
         throw new UnsupportedOperationException("reader does not handle type " + type);
+    }
+
+    /** A value of an array's elements or a map's keys or values: read through a one-field row over the vector. */
+    private static Object vectorValue(io.delta.kernel.data.ColumnVector vector, int rowId, DataType type) {
+        StructType schema = new StructType().add("v", type, true);
+        Row row = new Row() {
+            @Override
+            public StructType getSchema() {
+                return schema;
+            }
+
+            @Override
+            public boolean isNullAt(int ordinal) {
+                return vector.isNullAt(rowId);
+            }
+
+            @Override
+            public boolean getBoolean(int ordinal) {
+                return vector.getBoolean(rowId);
+            }
+
+            @Override
+            public byte getByte(int ordinal) {
+                return vector.getByte(rowId);
+            }
+
+            @Override
+            public short getShort(int ordinal) {
+                return vector.getShort(rowId);
+            }
+
+            @Override
+            public int getInt(int ordinal) {
+                return vector.getInt(rowId);
+            }
+
+            @Override
+            public long getLong(int ordinal) {
+                return vector.getLong(rowId);
+            }
+
+            @Override
+            public float getFloat(int ordinal) {
+                return vector.getFloat(rowId);
+            }
+
+            @Override
+            public double getDouble(int ordinal) {
+                return vector.getDouble(rowId);
+            }
+
+            @Override
+            public String getString(int ordinal) {
+                return vector.getString(rowId);
+            }
+
+            @Override
+            public java.math.BigDecimal getDecimal(int ordinal) {
+                return vector.getDecimal(rowId);
+            }
+
+            @Override
+            public byte[] getBinary(int ordinal) {
+                return vector.getBinary(rowId);
+            }
+
+            @Override
+            public Row getStruct(int ordinal) {
+                return io.delta.kernel.internal.data.StructRow.fromStructVector(vector, rowId);
+            }
+
+            @Override
+            public io.delta.kernel.data.ArrayValue getArray(int ordinal) {
+                return vector.getArray(rowId);
+            }
+
+            @Override
+            public io.delta.kernel.data.MapValue getMap(int ordinal) {
+                return vector.getMap(rowId);
+            }
+        };
+        return value(row, 0, type);
     }
 
     /** The latest version of the table. */
