@@ -214,7 +214,7 @@ public final class AutoMapping {
             default:
                 break;
         }
-        Column leaf = new AutoMapping().column(s, List.of("x"));
+        Column leaf = new AutoMapping(false).column(s, List.of("x"));
         return new NestedType.Leaf(leaf.type(), leaf.precision(), leaf.scale());
     }
 
