@@ -88,8 +88,6 @@ public final class SinkSession {
         this.single = config.tablePerTopic() ? null : newRoute(storage);
         if (single != null) {
             routes.put(storage.tableUri(), single);
-            // the table is created or checked while the consumer joins its group (again in open())
-            single.batch.startEarly("delta-start-" + config.connectorName() + "-" + config.taskIndex());
         }
         this.recovery = new Recovery(new Failures(StorageErrors.of(config)), context, config.retryBackoffMs());
         this.earlyCommit = new EarlyCommit(context, config.flushMaxRecords());

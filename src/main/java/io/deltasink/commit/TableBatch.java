@@ -72,10 +72,6 @@ final class TableBatch {
     private BackgroundWriter writer;
     private boolean tableChecked;
     private long tombstones;
-    /** Creates or checks the table ahead of the assignment ({@link #startEarly}); joined before this thread uses it. */
-    private Thread starting;
-    /** The writer the starting thread made; taken over after the join. */
-    private BackgroundWriter startedWriter;
 
     /**
      * @param converterFactory gives the converter: first called with null, which gives the converter
@@ -104,7 +100,6 @@ final class TableBatch {
      * access of placing partitions happens here.
      */
     Optional<TableSnapshot> readTable() {
-        awaitStart();
         Optional<TableSnapshot> snapshot;
         if (converter == null) {
             snapshot = table.latest();
@@ -135,7 +130,6 @@ final class TableBatch {
             return;
         }
         if (!tableChecked) {
-            awaitStart();
             ensureTable();
         }
         Object[] row;
@@ -161,7 +155,6 @@ final class TableBatch {
      * as a bad record (the next record tries again).
      */
     private boolean chooseConverter(SinkRecord record) {
-        awaitStart();
         RecordConverter derived;
         try {
             derived = converterFactory.create(record);
@@ -192,84 +185,29 @@ final class TableBatch {
 
     private BackgroundWriter writer() throws IOException {
         if (writer == null) {
-            writer = newWriter();
+            WriterSettings settings = new WriterSettings(config.compression(), config.rowGroupBytes(),
+                    config.pageBytes(), config.fileTargetBytes(), config.bufferMaxBytes(), config.statsColumns(),
+                    config.bufferMaxOpenFiles(), storage.uploadBufferBytesPerFile());
+            PartitionedWriter files = new PartitionedWriter(settings, converter.schema(), config.partitionColumns(),
+                    storage.tablePath(), storage.hadoopConf(), clock);
+            writer = new BackgroundWriter(files, config.writerBackground()
+                    ? "delta-writer-" + config.connectorName() + "-" + config.taskIndex() : null);
         }
         return writer;
     }
 
-    private BackgroundWriter newWriter() throws IOException {
-        WriterSettings settings = new WriterSettings(config.compression(), config.rowGroupBytes(),
-                config.pageBytes(), config.fileTargetBytes(), config.bufferMaxBytes(), config.statsColumns(),
-                config.bufferMaxOpenFiles(), storage.uploadBufferBytesPerFile());
-        PartitionedWriter files = new PartitionedWriter(settings, converter.schema(), config.partitionColumns(),
-                storage.tablePath(), storage.hadoopConf(), clock);
-        return new BackgroundWriter(files, config.writerBackground()
-                ? "delta-writer-" + config.connectorName() + "-" + config.taskIndex() : null);
-    }
-
     private TableSnapshot ensureTable() {
-        TableSnapshot s = createOrCheck();
-        tableChecked = true;
-        return s;
-    }
-
-    private TableSnapshot createOrCheck() {
         if (!config.autoCreate()) {
-            return table.checkExisting(converter.schema(), config.partitionColumns(), config.tableProperties(),
+            TableSnapshot s = table.checkExisting(converter.schema(), config.partitionColumns(), config.tableProperties(),
                     engineInfo, SchemaEvolution.of(config.schemaEvolution())).orElseThrow(() -> new ConnectException("No Delta table at " + storage.tableUri()
                     + " and table.auto.create=false: create it or set table.auto.create=true"));
+            tableChecked = true;
+            return s;
         }
-        return table.createOrCheck(converter.schema(), config.partitionColumns(), config.tableProperties(),
+        TableSnapshot s = table.createOrCheck(converter.schema(), config.partitionColumns(), config.tableProperties(),
                 engineInfo, SchemaEvolution.of(config.schemaEvolution()));
-    }
-
-    /**
-     * With a configured mapping: creates or checks the table and makes the writer on a thread of its
-     * own, while the worker's consumer joins its group, so the assignment finds the table's classes
-     * loaded and its storage answering. Nothing is decided there: the assignment creates or checks the
-     * table again as it always does (for a table that exists by then, a snapshot and the checks), and a
-     * failure here is only logged at DEBUG, the assignment meeting it again and reporting it as before.
-     */
-    void startEarly(String threadName) {
-        if (converter == null || starting != null) {
-            return; // auto mode: the columns come from the table or the first record, in the assignment
-        }
-        Thread t = new Thread(() -> {
-            long began = System.nanoTime();
-            try {
-                createOrCheck();
-                startedWriter = newWriter();
-                log.debug("Table {} created or checked and writer made ahead of the assignment in {} ms",
-                        storage.tableUri(), (System.nanoTime() - began) / 1_000_000);
-            } catch (IOException | RuntimeException e) {
-                log.debug("Creating or checking table {} ahead of the assignment failed after {} ms; the assignment "
-                        + "does it again: {}", storage.tableUri(), (System.nanoTime() - began) / 1_000_000, e.toString());
-            }
-        }, threadName);
-        t.setDaemon(true);
-        starting = t;
-        t.start();
-    }
-
-    /** Waits for {@link #startEarly}'s thread: from then on only this thread uses the table and the writer. */
-    private void awaitStart() {
-        if (starting == null) {
-            return;
-        }
-        long began = System.nanoTime();
-        try {
-            starting.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ConnectException("Interrupted while table " + storage.tableUri() + " was being created or checked", e);
-        }
-        starting = null;
-        if (writer == null) {
-            writer = startedWriter;
-        }
-        startedWriter = null;
-        log.debug("Waited {} ms for table {} to be created or checked ahead of the assignment",
-                (System.nanoTime() - began) / 1_000_000, storage.tableUri());
+        tableChecked = true;
+        return s;
     }
 
     /**
@@ -307,7 +245,6 @@ final class TableBatch {
      * reference them).
      */
     Result commit(Map<String, Optional<Long>> expected, Map<String, Long> versions) throws IOException {
-        awaitStart();
         List<DataFile> files = writer == null ? List.of() : writer.finish();
         if (files.isEmpty() && versions.isEmpty()) {
             return new Empty();
