@@ -64,7 +64,7 @@ public final class ThroughputBench {
     private static final String BUCKET = "sensor-data";
     private static final int DEVICE_TYPES = 20;
     private static final List<String> OPTIONS = List.of("tasks", "compression", "background", "value", "partitions", "storage",
-            "jfr");
+            "jfr", "poll");
 
     private ThroughputBench() {
     }
@@ -76,7 +76,8 @@ public final class ThroughputBench {
 
     /**
      * Args: [events, default 1000000] [worker offset.flush.interval.ms, default 1000] [tasks=1,..]
-     * [compression=snappy,..] [partitions=P] [storage=s3] [jfr=default|profile].
+     * [compression=snappy,..] [partitions=P] [storage=s3] [jfr=default|profile] [poll=default,N,..] (the
+     * consumer's max.poll.records, through consumer.override.*; default: the preset's, else Kafka's 500).
      */
     public static void main(String[] args) throws Exception {
         BenchArgs parsed = BenchArgs.parse(args);
@@ -93,6 +94,7 @@ public final class ThroughputBench {
         keys.put("compression", "snappy");
         keys.put("background", "true");
         keys.put("value", "bytes");
+        keys.put("poll", "default");
         List<Map<String, String>> runs = parsed.runs(keys);
 
         double loadBefore = loadAverage();
@@ -180,6 +182,9 @@ public final class ThroughputBench {
                     .with("value.converter", run.get("value").equals("string")
                             ? "org.apache.kafka.connect.storage.StringConverter"
                             : "org.apache.kafka.connect.converters.ByteArrayConverter");
+            if (!run.get("poll").equals("default")) { // the worker's policy (Kafka's default: All) must allow it
+                preset = preset.with("consumer.override.max.poll.records", run.get("poll"));
+            }
             System.out.println("run " + index + " " + run + ": connector " + preset.name() + ", worker log "
                     + worker.logFile());
             Instant created = Instant.now();
