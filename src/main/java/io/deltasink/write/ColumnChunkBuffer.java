@@ -25,7 +25,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * as a dictionary id; definition levels only for an optional column; min, max and null count of the
  * open page as primitives, compared as Parquet compares the column's type (signed ints, floats and
  * doubles by {@code Float.compare}/{@code Double.compare} as Parquet's statistics do, strings and
- * binary unsigned lexicographically, fixed-length decimals as signed big-endian integers). A page is
+ * binary unsigned lexicographically, fixed-length decimals as signed big-endian integers; strings and
+ * binary with a dictionary compare each distinct id of the page once, when it is cut). A page is
  * cut at the page size or the page row count limit, compressed and kept until the row group is
  * written ({@link #writeTo}) through Parquet's file writer, which builds footer, column and offset
  * indexes from the page statistics.
