@@ -28,6 +28,8 @@ final class JsonScanner extends JsonChars {
     private Object[] out;
     /** Triples of a node, the JSON text it holds (char[]) and the text's length, still to read. */
     private final List<Object> texts = new ArrayList<>(6);
+    /** Per field text of a value (in the order of {@link #texts}), its characters, kept for the next value. */
+    private char[][] textBuffers = new char[2][];
     /** The characters of the last value read, kept for the next. */
     private char[] buffer = new char[0];
     /**
@@ -262,13 +264,24 @@ final class JsonScanner extends JsonChars {
             if (!string()) {
                 return false;
             }
+            // the k-th text of a value keeps its buffer from value to value: never the one being read
+            int slot = texts.size() / 3;
+            if (slot == textBuffers.length) {
+                textBuffers = Arrays.copyOf(textBuffers, slot * 2);
+            }
             char[] text;
             if (escaped) {
-                // the decoded text is this field's: the next escaped string gets a buffer of its own
+                // the decoded text is this field's: the next escaped string decodes into the slot's last buffer
                 text = scratch;
-                scratch = null;
+                scratch = textBuffers[slot];
+                textBuffers[slot] = text;
             } else {
-                text = Arrays.copyOfRange(c, stringStart, stringStart + stringLength);
+                text = textBuffers[slot];
+                if (text == null || text.length < stringLength) {
+                    text = new char[Math.max(64, stringLength)];
+                    textBuffers[slot] = text;
+                }
+                System.arraycopy(c, stringStart, text, 0, stringLength);
             }
             int length = stringLength;
             if ((node.valueColumns().length > 0 || node.rawColumns().length > 0)

@@ -36,11 +36,32 @@ final class StreamingPaths {
     private final Json json;
     /** One scanner per thread, so its buffers serve value after value while the converter stays safe to share. */
     private final ThreadLocal<JsonScanner> scanners;
+    /**
+     * The scanner of the thread that used this converter last, found without the thread-local
+     * look-up while that thread keeps converting (a task's thread does). Immutable, so another
+     * thread reading it sees either its own scanner or another thread's owner and takes the
+     * thread-local one.
+     */
+    private Owned last;
+
+    private record Owned(Thread thread, JsonScanner scanner) {
+    }
 
     StreamingPaths(FieldTree root, Json json) {
         this.root = root;
         this.json = json;
         this.scanners = ThreadLocal.withInitial(() -> new JsonScanner(json));
+    }
+
+    private JsonScanner scanner() {
+        Owned owned = last;
+        Thread thread = Thread.currentThread();
+        if (owned != null && owned.thread == thread) {
+            return owned.scanner;
+        }
+        JsonScanner scanner = scanners.get();
+        last = new Owned(thread, scanner);
+        return scanner;
     }
 
     /**
@@ -54,7 +75,7 @@ final class StreamingPaths {
         if (!rootColumns(value, out)) {
             return false;
         }
-        if (root.children().length == 0 || scanners.get().read(root, value, out)) {
+        if (root.children().length == 0 || scanner().read(root, value, out)) {
             return true;
         }
         // the scanner left this text to the parser: start again

@@ -44,6 +44,8 @@ final class Timestamps {
     private static final BigDecimal MAX_MICROS_DECIMAL = BigDecimal.valueOf(MAX_MICROS + 1);
     private static final long SECONDS_PER_DAY = 86_400L;
     private static final long MILLIS_PER_DAY = SECONDS_PER_DAY * 1000L;
+    /** Days from 0000-01-01 to 1970-01-01. */
+    private static final long DAYS_0000_TO_1970 = 719_528L;
 
     private Timestamps() {
     }
@@ -187,10 +189,15 @@ final class Timestamps {
         int month = digits(s, 5, 2);
         int day = digits(s, 8, 2);
         long epochDay;
-        try {
-            epochDay = LocalDate.of(year, month, day).toEpochDay();
-        } catch (DateTimeException e) {
-            throw new BadValueException("not a valid date: " + e.getMessage());
+        if (month >= 1 && month <= 12 && day >= 1 && day <= 28) {
+            // a day every month has: no LocalDate to validate and count it
+            epochDay = epochDay(year, month, day);
+        } else {
+            try {
+                epochDay = LocalDate.of(year, month, day).toEpochDay();
+            } catch (DateTimeException e) {
+                throw new BadValueException("not a valid date: " + e.getMessage());
+            }
         }
         if (n == 10) {
             return epochDay * MICROS_PER_DAY;
@@ -317,6 +324,17 @@ final class Timestamps {
             }
         }
         return true;
+    }
+
+    /** {@code LocalDate.of(year, month, day).toEpochDay()} for a year 0 to 9999 and a valid month and day. */
+    static long epochDay(int year, int month, int day) {
+        long total = 365L * year + (year + 3) / 4 - (year + 99) / 100 + (year + 399) / 400;
+        total += (367 * month - 362) / 12 + day - 1;
+        if (month > 2) {
+            boolean leap = (year & 3) == 0 && (year % 100 != 0 || year % 400 == 0);
+            total -= leap ? 1 : 2;
+        }
+        return total - DAYS_0000_TO_1970;
     }
 
     private static boolean isDigit(char c) {

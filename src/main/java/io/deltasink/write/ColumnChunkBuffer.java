@@ -1,6 +1,9 @@
 package io.deltasink.write;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -22,7 +25,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * as a dictionary id; definition levels only for an optional column; min, max and null count of the
  * open page as primitives, compared as Parquet compares the column's type (signed ints, floats and
  * doubles by {@code Float.compare}/{@code Double.compare} as Parquet's statistics do, strings and
- * binary unsigned lexicographically, fixed-length decimals as signed big-endian integers). A page is
+ * binary unsigned lexicographically, fixed-length decimals as signed big-endian integers; strings and
+ * binary with a dictionary compare each distinct id of the page once, when it is cut). A page is
  * cut at the page size or the page row count limit, compressed and kept until the row group is
  * written ({@link #writeTo}) through Parquet's file writer, which builds footer, column and offset
  * indexes from the page statistics.
@@ -36,6 +40,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 final class ColumnChunkBuffer {
     private static final int INITIAL_VALUE_BYTES = 256;
     private static final int INITIAL_IDS = 64;
+    private static final VarHandle BIG_ENDIAN_LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
+            ByteOrder.BIG_ENDIAN);
 
     private final ColumnDescriptor descriptor;
     private final PrimitiveType type;
@@ -53,6 +59,8 @@ final class ColumnChunkBuffer {
     /** Definition levels of the open page, a bit per value (optional columns only). */
     private long[] definedBits;
     private int[] ids;
+    /** A bit per dictionary id, set while {@link #idStatistics} folds a page's ids; all clear between. */
+    private long[] seenIds;
     private int booleanBits;
     private int booleanCount;
 
@@ -263,6 +271,12 @@ final class ColumnChunkBuffer {
     void writeBinary(byte[] v, boolean owned) throws IOException {
         defined();
         boolean fixed = physical == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY;
+        if (!fixed && dictionaryEncoding()) {
+            // min and max from the page's distinct ids when the page is cut or the dictionary given up (idStatistics)
+            addId(dictionary.id(v, owned), 4 + v.length);
+            endValue();
+            return;
+        }
         if (!hasValue) {
             hasValue = true;
             minBytes = owned ? v : v.clone();
@@ -290,7 +304,32 @@ final class ColumnChunkBuffer {
         if (signed && a.length > 0 && a[0] != b[0]) {
             return Byte.compare(a[0], b[0]);
         }
-        return Arrays.compareUnsigned(a, b);
+        return compareUnsigned(a, b);
+    }
+
+    /**
+     * {@code Arrays.compareUnsigned} in sign: eight bytes at a time as big-endian longs, which the
+     * values of a column (texts with a common start) leave after a word or two.
+     */
+    static int compareUnsigned(byte[] a, byte[] b) {
+        if (a == b) {
+            return 0;
+        }
+        int n = Math.min(a.length, b.length);
+        int k = 0;
+        for (int last = n - Long.BYTES; k <= last; k += Long.BYTES) {
+            long x = (long) BIG_ENDIAN_LONGS.get(a, k);
+            long y = (long) BIG_ENDIAN_LONGS.get(b, k);
+            if (x != y) {
+                return Long.compareUnsigned(x, y);
+            }
+        }
+        for (; k < n; k++) {
+            if (a[k] != b[k]) {
+                return Integer.compare(a[k] & 0xFF, b[k] & 0xFF);
+            }
+        }
+        return Integer.compare(a.length, b.length);
     }
 
     private void addId(int id, int plainBytes) {
@@ -312,6 +351,7 @@ final class ColumnChunkBuffer {
     /** Gives the dictionary up: the open page's ids become PLAIN values, and so do the chunk's next values. */
     private void fallBack() {
         int count = pageValues + 1 - pageNulls; // the value being written is in
+        idStatistics(count);
         values.reset();
         for (int k = 0; k < count; k++) {
             putPlain(ids[k]);
@@ -321,6 +361,40 @@ final class ColumnChunkBuffer {
         }
         ids = null;
         fallenBack = true;
+    }
+
+    /**
+     * Folds the first {@code count} ids of the open page into its min and max (byte array columns,
+     * whose dictionary-encoded values skip the per-value comparisons): each distinct id once.
+     */
+    private void idStatistics(int count) {
+        if (physical != PrimitiveTypeName.BINARY || count == 0) {
+            return;
+        }
+        int words = ((dictionary.size() - 1) >>> 6) + 1;
+        if (seenIds == null || seenIds.length < words) {
+            seenIds = new long[Math.max(words, 4)];
+        }
+        long[] seen = seenIds;
+        for (int k = 0; k < count; k++) {
+            int id = ids[k];
+            long bit = 1L << id;
+            if ((seen[id >>> 6] & bit) != 0) {
+                continue;
+            }
+            seen[id >>> 6] |= bit;
+            byte[] v = dictionary.binaryAt(id);
+            if (!hasValue) {
+                hasValue = true;
+                minBytes = v;
+                maxBytes = v;
+            } else if (compareBinary(v, minBytes, false) < 0) {
+                minBytes = v;
+            } else if (compareBinary(v, maxBytes, false) > 0) {
+                maxBytes = v;
+            }
+        }
+        Arrays.fill(seen, 0, words, 0L);
     }
 
     private boolean dictionaryEncoding() {
@@ -366,6 +440,9 @@ final class ColumnChunkBuffer {
         if (ids != null) {
             bytes += 4L * ids.length;
         }
+        if (seenIds != null) {
+            bytes += 8L * seenIds.length;
+        }
         if (dictionaryEncoding()) {
             bytes += dictionary.heapBytes();
         }
@@ -381,6 +458,7 @@ final class ColumnChunkBuffer {
         Encoding valueEncoding = Encoding.PLAIN;
         ByteSink encoded = values;
         if (dictionaryEncoding()) {
+            idStatistics(nonNull);
             ByteSink idBytes = scratch.ids;
             idBytes.reset();
             int bitWidth = HybridEncoder.bitWidth(dictionary.size() - 1);
