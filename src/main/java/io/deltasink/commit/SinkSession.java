@@ -5,16 +5,12 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -66,16 +62,12 @@ public final class SinkSession {
     private final EarlyCommit earlyCommit;
     /** table location -> its route, in the order the tables were first used */
     private final Map<String, TableRoute> routes = new LinkedHashMap<>();
-    /** topic (or with ${route}: table folder) -> its route */
+    /** topic -> its route */
     private final Map<String, TableRoute> byTopic = new HashMap<>();
     /** The one route when table.location has no ${topic} or ${route}, else null. */
     private final TableRoute single;
-    /** With ${route}: the field naming a record's table, and the merging of the tables' seeks; else null. */
-    private final RouteField routeField;
+    /** With ${route}: the tables under the root, the record's table, the merging of the tables' seeks; else null. */
     private final FieldRoutes fields;
-    /** With ${route}: the partitions assigned to the task (every table places them all). */
-    private final Set<TopicPartition> assigned = new HashSet<>();
-    private long fieldTombstones;
 
     /**
      * @param storage          the table's storage; with {@code ${topic}} in table.location the folder
@@ -97,8 +89,8 @@ public final class SinkSession {
         this.engineInfo = engineInfo;
         this.metrics = PluginSinkMetrics.of(context);
         this.badRecords = new BadRecords(config.toleratesErrors(), errantReporter(context));
-        this.routeField = config.tablePerField() ? new RouteField(config, clock) : null;
-        this.fields = config.tablePerField() ? new FieldRoutes(context) : null;
+        this.fields = config.tablePerField()
+                ? new FieldRoutes(config, storage, context, clock, badRecords, metrics, routes, this::newRoute) : null;
         this.single = config.tablePerTopic() || config.tablePerField() ? null : newRoute(storage);
         if (single != null) {
             routes.put(storage.tableUri(), single);
@@ -142,61 +134,6 @@ public final class SinkSession {
         return route;
     }
 
-    /**
-     * With ${route}: the route of a table folder under the root, made on first use; a new route
-     * places every assigned partition at once (the table is created or read here, in put(), before
-     * any record goes to it). Its seeks are not needed: what it holds of a partition lies below where
-     * the consumer is.
-     */
-    private TableRoute fieldRoute(String folder) {
-        TableRoute known = byTopic.get(folder);
-        if (known != null) {
-            return known;
-        }
-        StorageSettings tableStorage = storage.at(config.tableLocationOfRoute(folder));
-        TableRoute route = routes.get(tableStorage.tableUri());
-        if (route == null) {
-            route = newRoute(tableStorage);
-            routes.put(tableStorage.tableUri(), route);
-            route.assignment.place(assigned, route.batch.readTable());
-        }
-        byTopic.put(folder, route);
-        return route;
-    }
-
-    /**
-     * With ${route}: the tables under the root, each a route (a partition's records may be in any of
-     * them, so each one's position counts when placing it). New routes found in put() place the
-     * assigned partitions there ({@link #resolvePositions}).
-     */
-    private List<TableRoute> listRoutes() throws IOException {
-        List<TableRoute> found = new ArrayList<>();
-        for (String folder : FieldRoutes.listTables(storage)) {
-            StorageSettings tableStorage = storage.at(config.tableLocationOfRoute(folder));
-            if (!routes.containsKey(tableStorage.tableUri())) {
-                TableRoute route = newRoute(tableStorage);
-                routes.put(tableStorage.tableUri(), route);
-                found.add(route);
-            }
-        }
-        return found;
-    }
-
-    /**
-     * With ${route}: the seeks of a partition come only from the tables that hold a position of it;
-     * where none does, it starts per start.position.
-     */
-    private Map<TopicPartition, Long> fieldSeeks(TableRoute route, Map<TopicPartition, Long> seeks) {
-        Map<TopicPartition, Long> out = new HashMap<>();
-        seeks.forEach((tp, offset) -> {
-            boolean held = routes.values().stream().anyMatch(r -> r.assignment.position(tp).isPresent());
-            if (!held || route.assignment.position(tp).isPresent()) {
-                out.put(tp, offset);
-            }
-        });
-        return out;
-    }
-
     private Map<TableRoute, List<TopicPartition>> byRoute(Collection<TopicPartition> partitions) {
         Map<TableRoute, List<TopicPartition>> out = new LinkedHashMap<>();
         if (fields != null) {
@@ -212,27 +149,32 @@ public final class SinkSession {
     // ---- assignment -------------------------------------------------------------------------
 
     public void open(Collection<TopicPartition> partitions) {
-        if (fields != null) {
-            assigned.addAll(partitions);
-            try {
-                listRoutes();
-            } catch (IOException | RuntimeException e) {
-                if (stopsTheTask(e)) {
-                    throw recovery.fatal();
-                }
-                fields.listPending = true;
-                log.warn("Assigned {} but cannot list the tables under {} yet: {}; no record is taken until it "
-                        + "answers", partitions, storage.tableUri(), recovery.describe(e), e);
-                return;
-            }
+        if (fields != null && !listTables(partitions)) {
+            return;
         }
         Map<TableRoute, Map<TopicPartition, Long>> placed = new LinkedHashMap<>();
         for (Map.Entry<TableRoute, List<TopicPartition>> e : byRoute(partitions).entrySet()) {
             placed.put(e.getKey(), open(e.getKey(), e.getValue()));
         }
-        placed.forEach((route, seeks) -> route.assignment.seek(fields == null ? seeks : fieldSeeks(route, seeks)));
+        placed.forEach((route, seeks) -> route.assignment.seek(fields == null ? seeks : fields.seeks(route, seeks)));
         if (fields != null) {
-            fields.handOff(routes.values());
+            fields.handOff();
+        }
+    }
+
+    /**
+     * With ${route}: lists the tables under the root; false when the listing fails (throwing here
+     * would kill the task): no partition is placed then, the next put() lists and places them all.
+     */
+    private boolean listTables(Collection<TopicPartition> partitions) {
+        try {
+            fields.open(partitions);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            stopIfPermanent(e);
+            log.warn("Assigned {} but cannot list the tables under {} yet: {}; no record is taken until it "
+                    + "answers", partitions, storage.tableUri(), recovery.describe(e), e);
+            return false;
         }
     }
 
@@ -242,9 +184,7 @@ public final class SinkSession {
         try {
             seeks = route.assignment.place(partitions, route.batch.readTable()); // reading the positions may fail too
         } catch (RuntimeException e) {
-            if (stopsTheTask(e)) {
-                throw recovery.fatal();
-            }
+            stopIfPermanent(e);
             // Throwing here would kill the task: the next put() reads the positions (the worker waits between tries)
             route.assignment.defer(partitions);
             log.warn("Assigned {} but cannot read their positions from the table yet: {}; no record of them is "
@@ -264,14 +204,10 @@ public final class SinkSession {
         try {
             seeks = route.assignment.place(route.assignment.unresolved(), route.batch.readTable());
         } catch (RuntimeException e) {
-            if (stopsTheTask(e)) {
-                throw recovery.fatal();
-            }
-            log.warn("Still cannot read the positions of {} from the table: {}", route.assignment.unresolved(),
-                    recovery.describe(e));
-            throw retry(e);
+            throw putFailed(e, () -> log.warn("Still cannot read the positions of {} from the table: {}",
+                    route.assignment.unresolved(), recovery.describe(e)));
         }
-        route.assignment.resolved(fields == null ? seeks : fieldSeeks(route, seeks));
+        route.assignment.resolved(fields == null ? seeks : fields.seeks(route, seeks));
         recovery.recovered();
     }
 
@@ -287,7 +223,6 @@ public final class SinkSession {
         }
         byRoute(partitions).forEach((route, tps) -> route.assignment.unassign(tps));
         if (fields != null) {
-            assigned.removeAll(partitions);
             fields.unassign(partitions);
         }
     }
@@ -306,8 +241,8 @@ public final class SinkSession {
         if (later != null) {
             throw retry(later); // the records are delivered again after the worker's wait
         }
-        if (fields != null && fields.listPending) {
-            listPendingRoutes();
+        if (fields != null && fields.listPending()) {
+            listPendingTables();
         }
         for (TableRoute route : routes.values()) {
             if (!route.assignment.unresolved().isEmpty()) {
@@ -318,123 +253,62 @@ public final class SinkSession {
         for (int i = 0; i < list.size(); i++) {
             SinkRecord record = list.get(i);
             TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
-            long offset = record.kafkaOffset();
-            TableRoute route;
             try {
-                route = fields == null ? route(record.topic()) : routeByField(record);
-                if (route == null) {
-                    fields.routed(tp, offset);
-                    continue; // a tombstone or a bad record: no table
+                TableRoute route = fields == null ? route(record.topic()) : fields.route(record);
+                if (route != null && admit(route, record, tp)) { // null: a tombstone or a bad record, no table
+                    route.batch.accept(record);
+                    route.assignment.taken(tp, record.kafkaOffset());
                 }
-                if (!route.assignment.admit(tp, offset)) {
-                    log.trace("Skipping {}@{}: already in the table or the batch, or ahead of a rewind", tp, offset);
-                    if (fields != null) {
-                        fields.routed(tp, offset);
-                    }
-                    continue;
-                }
-                if (fields != null && route.assignment.position(tp).isEmpty() && !claim(route, record, tp)) {
-                    fields.routed(tp, offset);
-                    continue;
-                }
-                route.batch.accept(record);
             } catch (IOException | RuntimeException e) {
                 throw writeFailed(e, list.subList(i, list.size()));
             }
-            route.assignment.taken(tp, offset);
             if (fields != null) {
-                fields.routed(tp, offset);
+                fields.routed(tp, record.kafkaOffset());
             }
         }
-        long largest = 0;
-        for (TableRoute route : routes.values()) {
-            try {
-                route.batch.drain(); // a failure writing this put's rows fails this put
-            } catch (IOException | RuntimeException e) {
-                throw writeFailed(e, List.of());
-            }
-            largest = Math.max(largest, route.batch.rowsBuffered());
-        }
+        long largest = drainAll();
         routes.values().forEach(r -> r.assignment.seekPending());
         if (fields != null) {
-            fields.handOff(routes.values());
+            fields.handOff();
         }
         earlyCommit.afterPut(list.size(), largest);
     }
 
     /**
-     * With ${route}: the route a record's field names; null for a tombstone (skipped or failing per
-     * behavior.on.null.values) or a bad record (reported per errors.tolerance).
+     * Whether the route takes the record: it is new for the table and, with ${route}, the table
+     * holds a position of its partition or claims one now ({@link FieldRoutes#claim}).
      */
-    private TableRoute routeByField(SinkRecord record) {
-        if (record.value() == null) {
-            if (config.failOnNullValues()) {
-                throw new DataException("Record " + record.topic() + "/" + record.kafkaPartition() + "@"
-                        + record.kafkaOffset() + " has a null value (tombstone) and behavior.on.null.values=fail");
-            }
-            fieldTombstones++;
-            metrics.tombstone();
-            return null;
-        }
-        String folder;
-        try {
-            folder = routeField.folder(record);
-        } catch (DataException e) {
-            badRecords.handle(record, e);
-            metrics.badRecord();
-            return null;
-        }
-        return fieldRoute(folder);
-    }
-
-    /**
-     * With ${route}: the first record of a partition for a table that holds no position of it. Before
-     * the record is taken, a txn-only commit writes its offset as the partition's position in that
-     * table, so a crash after another table committed a position past it still finds it: the
-     * consumer is sought to the lowest position over the tables. False when the record is a bad
-     * record (auto mode, no columns).
-     */
-    private boolean claim(TableRoute route, SinkRecord record, TopicPartition tp) {
-        long offset = record.kafkaOffset();
-        Map<String, Optional<Long>> expected = Map.of(route.assignment.appId(tp),
-                route.assignment.positions().tableOffset(tp));
-        TableBatch.Result result = route.batch.claim(record, expected, Map.of(route.assignment.appId(tp), offset));
-        if (result == null) {
+    private boolean admit(TableRoute route, SinkRecord record, TopicPartition tp) {
+        if (!route.assignment.admit(tp, record.kafkaOffset())) {
+            log.trace("Skipping {}@{}: already in the table or the batch, or ahead of a rewind", tp,
+                    record.kafkaOffset());
             return false;
         }
-        if (result instanceof TableBatch.Refused r) {
-            // another writer wrote a position of this partition into the table: take the table's view
-            route.assignment.place(List.of(tp), route.batch.readTable());
-            log.warn("Position of {} in {} was written by another writer meanwhile (table version {}); taking it",
-                    tp, route.tableUri, r.fenced().tableVersion());
-            if (route.assignment.position(tp).isEmpty()) {
-                throw new RetriableException("Cannot claim the position of " + tp + " in " + route.tableUri);
+        return fields == null || route.assignment.position(tp).isPresent() || fields.claim(route, record, tp);
+    }
+
+    /** Writes this put's rows of every table (a failure fails this put); returns the largest batch in rows. */
+    private long drainAll() {
+        long largest = 0;
+        for (TableRoute route : routes.values()) {
+            try {
+                route.batch.drain();
+            } catch (IOException | RuntimeException e) {
+                throw writeFailed(e, List.of());
             }
-            return route.assignment.admit(tp, offset);
+            largest = Math.max(largest, route.batch.rowsBuffered());
         }
-        route.assignment.positions().claimed(tp, offset);
-        log.info("Table {} holds partition {} from offset {} on (version {})", route.tableUri, tp, offset,
-                ((TableBatch.Landed) result).version());
-        return true;
+        return largest;
     }
 
     /** With ${route}: lists the tables open() could not; their routes place the partitions in this put(). */
-    private void listPendingRoutes() {
-        List<TableRoute> found;
+    private void listPendingTables() {
         try {
-            found = listRoutes();
+            fields.listPendingRoutes();
         } catch (IOException | RuntimeException e) {
-            if (stopsTheTask(e)) {
-                throw recovery.fatal();
-            }
-            log.warn("Still cannot list the tables under {}: {}", storage.tableUri(), recovery.describe(e));
-            throw retry(e);
+            throw putFailed(e, () -> log.warn("Still cannot list the tables under {}: {}", storage.tableUri(),
+                    recovery.describe(e)));
         }
-        fields.listPending = false;
-        for (TableRoute route : routes.values()) {
-            route.assignment.defer(assigned); // placed below, each table's rewinds handed at the end of this put()
-        }
-        log.info("Listed the tables under {}: {} new", storage.tableUri(), found.size());
     }
 
     /**
@@ -442,14 +316,31 @@ public final class SinkSession {
      * what put() throws.
      */
     private RuntimeException writeFailed(Throwable e, List<SinkRecord> unread) {
+        // the worker logs the RetriableException with its cause
+        return putFailed(e, () -> {
+            log.warn("Writing data files failed: {}; dropping the batch and reading again from the table's "
+                    + "offsets", recovery.describe(e));
+            discardAll(unread);
+        });
+    }
+
+    /**
+     * What put() throws after {@code e}: the task's permanent failure, or (after {@code warn}) a
+     * RetriableException making the worker wait and deliver again.
+     */
+    private RuntimeException putFailed(Throwable e, Runnable warn) {
         if (stopsTheTask(e)) {
             return recovery.fatal();
         }
-        // the worker logs the RetriableException with its cause
-        log.warn("Writing data files failed: {}; dropping the batch and reading again from the table's offsets",
-                recovery.describe(e));
-        discardAll(unread);
+        warn.run();
         return retry(e);
+    }
+
+    /** In open(): a permanent failure stops the task; a transient one is for the caller to defer. */
+    private void stopIfPermanent(Throwable e) {
+        if (stopsTheTask(e)) {
+            throw recovery.fatal();
+        }
     }
 
     // ---- commit ---------------------------------------------------------------------------------
@@ -463,7 +354,7 @@ public final class SinkSession {
      */
     public Map<TopicPartition, OffsetAndMetadata> commit(Map<TopicPartition, OffsetAndMetadata> consumed) {
         if (fields != null && recovery.fatal() == null) {
-            fields.advanceIdle(routes.values());
+            fields.advanceIdle();
         }
         for (TableRoute route : routes.values()) {
             if (recovery.fatal() == null && route.hasPendingWork()) {
@@ -471,7 +362,7 @@ public final class SinkSession {
             }
         }
         if (fields != null) {
-            return FieldRoutes.lowest(routes.values(), consumed);
+            return fields.lowest(consumed);
         }
         Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
         routes.values().forEach(r -> out.putAll(r.assignment.tableOffsets(consumed)));
@@ -532,7 +423,7 @@ public final class SinkSession {
     private RetriableException retry(Throwable cause) {
         routes.values().forEach(r -> r.assignment.seekPendingBeforeRedelivery());
         if (fields != null) {
-            fields.handOff(routes.values());
+            fields.handOff();
         }
         return recovery.retry(cause);
     }
@@ -547,7 +438,7 @@ public final class SinkSession {
     }
 
     long tombstones() {
-        return fieldTombstones + routes.values().stream().mapToLong(r -> r.batch.tombstones()).sum();
+        return (fields == null ? 0 : fields.tombstones()) + routes.values().stream().mapToLong(r -> r.batch.tombstones()).sum();
     }
 
     long badRecords() {
