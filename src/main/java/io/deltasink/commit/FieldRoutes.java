@@ -210,10 +210,15 @@ final class FieldRoutes {
      * is taken, a txn-only commit writes its offset as the partition's position in that table, so a
      * crash after another table committed a position past it still finds it: the consumer is sought
      * to the lowest position over the tables. False when the record is a bad record (auto mode, no
-     * columns) or the table holds it already.
+     * columns), the table holds it already, or it lies ahead of another table's rewind not handed to
+     * the worker yet (positions placed late, in put(): the records between must reach this table
+     * first, or its claim would skip them).
      */
     boolean claim(TableRoute route, SinkRecord record, TopicPartition tp) {
         long offset = record.kafkaOffset();
+        if (routes.values().stream().anyMatch(r -> r.assignment.positions().aheadOfRewind(tp, offset))) {
+            return false; // another table rewinds the partition below it: the records between come first
+        }
         Map<String, Optional<Long>> expected = Map.of(route.assignment.appId(tp),
                 route.assignment.positions().tableOffset(tp));
         TableBatch.Result result = route.batch.claim(record, expected, Map.of(route.assignment.appId(tp), offset));

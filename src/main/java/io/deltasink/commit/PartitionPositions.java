@@ -250,6 +250,12 @@ final class PartitionPositions {
         return pendingSeeks.containsKey(tp);
     }
 
+    /** Whether a record at {@code offset} lies ahead of a rewind of the partition not handed to the worker yet. */
+    boolean aheadOfRewind(TopicPartition tp, long offset) {
+        Long rewind = pendingSeeks.get(tp);
+        return rewind != null && offset > rewind;
+    }
+
     boolean inBatch(TopicPartition tp) {
         return batchNext.containsKey(tp);
     }

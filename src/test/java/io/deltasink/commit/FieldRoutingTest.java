@@ -20,6 +20,7 @@ import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,6 +32,7 @@ import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.FaultyLogStore;
+import io.deltasink.testing.ListingFaults;
 import io.deltasink.testing.RecordingContext;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
@@ -217,6 +219,109 @@ class FieldRoutingTest {
         task2.runToEnd(1000);
         task1.runToEnd(1000);
         assertExactlyOnce();
+    }
+
+    /**
+     * The root cannot be listed when the partitions are assigned after a crash (table 2's commit
+     * lost, the group moved to the end): open() does not throw, the first put() lists the root
+     * before it takes any record, finds the tables and rewinds to table 2's claim. Without that
+     * listing table 2's rows would be lost (the consumer stays at the end).
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 3})
+    void aListingFailingInOpenIsDoneByPutBeforeAnyRecord(int failures) {
+        RecordingContext ctx = new RecordingContext(false);
+        Map<TopicPartition, Long> group = new HashMap<>();
+        SinkSession first = listingSession(ctx);
+        WorkerLoop worker = new WorkerLoop(first, ctx, log(), group, 100, 1000).assign(partitions());
+        worker.poll();
+        worker.commit();
+        worker.poll();
+        FaultyLogStore.arm(table(2), FaultyLogStore.Fault.LOST_BEFORE_WRITE);
+        first.commit(Map.of());
+        first.stop();
+        partitions().forEach(tp -> group.put(tp, PER_PARTITION - 10L)); // the group moved past table 2's claim
+        Map<Integer, Long> versions = new HashMap<>();
+        for (int type = 0; type < TYPES.size(); type++) {
+            versions.put(type, DeltaTableReader.version(table(type)));
+        }
+
+        ListingFaults.arm(root(), failures);
+        RecordingContext next = new RecordingContext(false);
+        SinkSession second = listingSession(next);
+        WorkerLoop again = new WorkerLoop(second, next, log(), group, 70, 1000).assign(partitions());
+        assertEquals(failures - 1, ListingFaults.pending(root()), "open() listed once, without throwing");
+        assertTrue(next.seeks.isEmpty(), "no seek before the tables are known: " + next.seeks);
+        for (int i = 1; i < failures; i++) {
+            again.poll();
+            assertEquals(i, again.retriable, "the listing fails in put() too: the worker waits and delivers again");
+            assertTrue(next.seeks.isEmpty(), "no seek while the tables are unknown: " + next.seeks);
+            assertTrue(second.commit(Map.of()).isEmpty(), "no position to report while the tables are unknown");
+        }
+        again.poll(); // lists, places every partition in every table, skips the records ahead of the rewind
+        assertEquals(failures - 1, again.retriable);
+        assertEquals(0, ListingFaults.pending(root()));
+        second.commit(Map.of());
+        for (int type = 0; type < TYPES.size(); type++) {
+            assertEquals(versions.get(type), DeltaTableReader.version(table(type)), "no record taken before the rewind");
+        }
+        for (TopicPartition tp : partitions()) {
+            assertTrue(next.seeks.getOrDefault(tp, Long.MAX_VALUE) < PER_PARTITION - 10,
+                    "rewound to the lowest position over the tables: " + next.seeks);
+        }
+        again.runToEnd(1000);
+        assertExactlyOnce();
+    }
+
+    private SinkSession listingSession(RecordingContext context) {
+        return sessions.create(context, Map.of(DeltaSinkConfig.TABLE_LOCATION, root() + "/${route}",
+                DeltaSinkConfig.HADOOP_PREFIX + ListingFaults.KEY, ListingFaults.class.getName()));
+    }
+
+    /**
+     * A bad record (no route value) is the last record of a partition: every table is moved past
+     * it, and a restart seeks one record early, to it. It was reported once; it is not reported again.
+     * Records below every table delivered again (a tombstone among them) are neither reported nor
+     * counted, nor fail the task when tombstones now fail it.
+     */
+    @Test
+    void aBadRecordBelowEveryTablesPositionIsNotReportedTwice() {
+        TopicPartition tp = new TopicPartition(TOPIC, 0);
+        List<SinkRecord> records = new ArrayList<>();
+        for (long o = 0; o < 9; o++) {
+            records.add(SinkRecords.of(TOPIC, 0, o, SensorEvents.event(o, SensorEvents.DAY, TYPES.get(typeOf(o))).json()));
+        }
+        records.add(new SinkRecord(TOPIC, 0, null, null, null, null, 9)); // a tombstone
+        records.add(SinkRecords.of(TOPIC, 0, 10, "{\"device_id\": \"d\"}"));
+        Map<TopicPartition, List<SinkRecord>> log = Map.of(tp, records);
+        Map<TopicPartition, Long> group = new HashMap<>();
+        Map<String, String> tolerant = Map.of(DeltaSinkConfig.TABLE_LOCATION, root() + "/${route}",
+                DeltaSinkConfig.ERRORS_TOLERANCE, "all");
+        RecordingContext ctx = new RecordingContext(true);
+        SinkSession first = sessions.create(ctx, tolerant);
+        new WorkerLoop(first, ctx, log, group, 100, 1).assign(List.of(tp)).runToEnd(100);
+        first.stop();
+        assertEquals(1, ctx.reported.size(), "reported once");
+        assertEquals(1, first.tombstones());
+        for (int type = 0; type < 2; type++) {
+            assertEquals(Optional.of(11L), DeltaTableReader.txnVersion(table(type), "sensors/" + TOPIC + "/0"),
+                    "every table moved past the bad record and the tombstone");
+        }
+
+        RecordingContext next = new RecordingContext(true);
+        SinkSession second = sessions.create(next, tolerant);
+        WorkerLoop again = new WorkerLoop(second, next, log, group, 100, 1).assign(List.of(tp));
+        again.runToEnd(100);
+        assertEquals(0, next.reported.size(), "the record sought one early is not reported again");
+        RecordingContext third = new RecordingContext(true);
+        SinkSession last = sessions.create(third, Map.of(DeltaSinkConfig.TABLE_LOCATION, root() + "/${route}",
+                DeltaSinkConfig.ERRORS_TOLERANCE, "all", DeltaSinkConfig.NULL_VALUE_BEHAVIOR, "fail"));
+        third.assignment.add(tp);
+        last.open(List.of(tp));
+        last.put(records); // from offset 0 (a rewind): nothing reported, the tombstone does not fail the task
+        assertEquals(0, third.reported.size());
+        assertEquals(0, last.tombstones(), "nor counted again");
+        assertEquals(9, DeltaTableReader.readAll(table(0)).size() + DeltaTableReader.readAll(table(1)).size());
     }
 
     @Test
