@@ -324,6 +324,40 @@ class FieldRoutingTest {
         assertEquals(9, DeltaTableReader.readAll(table(0)).size() + DeltaTableReader.readAll(table(1)).size());
     }
 
+    /**
+     * A bad record at or past one table's position (that table's commit was lost) comes again from
+     * that lower position: it is reported again (the DLQ is at least once), never dropped.
+     */
+    @Test
+    void aBadRecordAboveOneTablesPositionIsReportedAgain() {
+        TopicPartition tp = new TopicPartition(TOPIC, 0);
+        List<SinkRecord> records = new ArrayList<>();
+        for (long o = 0; o < 4; o++) {
+            records.add(o == 2 ? SinkRecords.of(TOPIC, 0, o, "{\"device_id\": \"d\"}")
+                    : SinkRecords.of(TOPIC, 0, o, SensorEvents.event(o, SensorEvents.DAY, TYPES.get(typeOf(o))).json()));
+        }
+        Map<String, String> tolerant = Map.of(DeltaSinkConfig.TABLE_LOCATION, root() + "/${route}",
+                DeltaSinkConfig.ERRORS_TOLERANCE, "all");
+        RecordingContext ctx = new RecordingContext(true);
+        SinkSession first = sessions.create(ctx, tolerant);
+        ctx.assignment.add(tp);
+        first.open(List.of(tp));
+        first.put(records);
+        FaultyLogStore.arm(table(1), FaultyLogStore.Fault.LOST_BEFORE_WRITE);
+        first.commit(Map.of());
+        first.stop();
+        assertEquals(1, ctx.reported.size());
+        assertEquals(Optional.of(1L), DeltaTableReader.txnVersion(table(1), "sensors/" + TOPIC + "/0"), "the claim");
+
+        RecordingContext next = new RecordingContext(true);
+        WorkerLoop again = new WorkerLoop(sessions.create(next, tolerant), next, Map.of(tp, records), new HashMap<>(),
+                100, 1).assign(List.of(tp));
+        again.runToEnd(100);
+        assertEquals(1, next.reported.size(), "reported again from table 1's position");
+        assertEquals(1, DeltaTableReader.readAll(table(0)).size(), "offset 0 once");
+        assertEquals(2, DeltaTableReader.readAll(table(1)).size(), "offsets 1 and 3 once");
+    }
+
     @Test
     void theOffsetsApiIsRefusedAndChangesNothing() {
         RecordingContext ctx = new RecordingContext(false);
