@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,7 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -38,9 +34,11 @@ import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.RecordingContext;
 import io.deltasink.testing.SinkRecords;
+import io.deltasink.testing.SparkTables;
+import io.deltasink.testing.SparkTables.Read;
 
 /**
- * Spark (Delta Lake 4.4 on Spark 4.2, in one JVM of its own: src/test/spark/TableReader.java) reads
+ * Spark (Delta Lake 4.4 on Spark 4.2, in a JVM of its own: {@link SparkTables}) reads
  * back what the connector's write path (sessions as a task builds them) wrote: a table widened with
  * {@code schema.evolution=add-columns,widen-types} (int to long, float to double; rows before and
  * after; extreme values, NaN, -0.0), also through readChangeFeed, and a table of struct, array and
@@ -81,7 +79,7 @@ class ReadBackSparkIT {
         assertEquals(wideExpected, byKey(kernelRows(widened), "o"), "Kernel, widened");
         assertEquals(nestedExpected, byKey(kernelRows(nested), "id"), "Kernel, nested");
 
-        Map<String, Read> spark = readWithSpark(sessions.dir(), Map.of(
+        Map<String, Read> spark = SparkTables.read(Map.of(
                 "widened", widened.toString(),
                 "widened-cdf", widenedCdf.toString(),
                 "feed-across", "cdf:0:-:-:" + widenedCdf,
@@ -308,101 +306,4 @@ class ReadBackSparkIT {
         }
         return node;
     }
-
-    /** What Spark printed for one table: its schema and rows, or the error it gave. */
-    record Read(JsonNode schema, List<JsonNode> rows, String error) {
-        JsonNode field(String name) {
-            for (JsonNode f : schema.get("fields")) {
-                if (f.get("name").asText().equals(name)) {
-                    return f;
-                }
-            }
-            throw new AssertionError("no field " + name + " in " + schema);
-        }
-
-        String type(String name) {
-            return field(name).get("type").asText();
-        }
-    }
-
-    /** Reads every table with one Spark, in a JVM on the class path of src/test/spark/pom.xml. */
-    private static Map<String, Read> readWithSpark(Path dir, Map<String, String> specs)
-            throws IOException, InterruptedException {
-        String classpathFile = System.getProperty("spark.reader.classpath");
-        assertNotNull(classpathFile, "system property spark.reader.classpath is not set: run this test through "
-                + "failsafe (mvn verify), which resolves Spark's class path first");
-        String classpath = Files.readString(Path.of(classpathFile)).trim();
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx1g");
-        command.addAll(SPARK_JAVA_OPTIONS);
-        command.add("-cp");
-        command.add(classpath);
-        command.add(Path.of("src", "test", "spark", "TableReader.java").toAbsolutePath().toString());
-        specs.forEach((label, what) -> command.add(label + "=" + what));
-        Path out = dir.resolve("spark.out");
-        Path err = dir.resolve("spark.err");
-        Process spark = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        if (!spark.waitFor(5, TimeUnit.MINUTES)) {
-            spark.destroyForcibly();
-            throw new AssertionError("Spark did not read the tables in 5 minutes:\n" + tail(err));
-        }
-        assertEquals(0, spark.exitValue(), () -> "Spark failed:\n" + tail(err));
-        Map<String, JsonNode> schemas = new HashMap<>();
-        Map<String, List<JsonNode>> rows = new HashMap<>();
-        Map<String, Integer> counts = new HashMap<>();
-        Map<String, String> errors = new HashMap<>();
-        for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
-            String[] parts = line.split(" ", 3);
-            if (parts.length < 3) {
-                continue;
-            }
-            switch (parts[0]) {
-                case "SCHEMA" -> schemas.put(parts[1], JSON.readTree(parts[2]));
-                case "ROW" -> rows.computeIfAbsent(parts[1], l -> new ArrayList<>()).add(JSON.readTree(parts[2]));
-                case "ROWS" -> counts.put(parts[1], Integer.parseInt(parts[2]));
-                case "ERROR" -> errors.put(parts[1], parts[2]);
-                default -> { }
-            }
-        }
-        Map<String, Read> reads = new HashMap<>();
-        for (String label : specs.keySet()) {
-            List<JsonNode> read = rows.getOrDefault(label, List.of());
-            if (!errors.containsKey(label)) {
-                assertEquals(counts.get(label), read.size(), () -> "the reader's output of " + label
-                        + " is incomplete:\n" + tail(err));
-            }
-            reads.put(label, new Read(schemas.get(label), read, errors.get(label)));
-        }
-        return reads;
-    }
-
-    private static String tail(Path file) {
-        try {
-            List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
-        } catch (IOException e) {
-            return "(cannot read " + file + ": " + e + ")";
-        }
-    }
-
-    /** What Spark's launcher adds on Java 17 (its JavaModuleOptions), as ChangeFeedSparkIT. */
-    private static final List<String> SPARK_JAVA_OPTIONS = List.of(
-            "-XX:+IgnoreUnrecognizedVMOptions",
-            "--add-opens=java.base/java.lang=ALL-UNNAMED",
-            "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
-            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-            "--add-opens=java.base/java.io=ALL-UNNAMED",
-            "--add-opens=java.base/java.net=ALL-UNNAMED",
-            "--add-opens=java.base/java.nio=ALL-UNNAMED",
-            "--add-opens=java.base/java.util=ALL-UNNAMED",
-            "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-            "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
-            "--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED",
-            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-            "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
-            "--add-opens=java.base/sun.security.action=ALL-UNNAMED",
-            "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
-            "-Djdk.reflect.useDirectMethodHandle=false",
-            "-Dio.netty.tryReflectionSetAccessible=true");
 }
