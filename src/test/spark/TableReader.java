@@ -37,6 +37,7 @@ public final class TableReader {
                 .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
                 .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
                 .getOrCreate();
+        spark.sparkContext().setLogLevel("WARN");
         try {
             if (args.length > 0) {
                 for (String spec : args) {
