@@ -3,13 +3,11 @@ package io.deltasink.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -20,7 +18,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,18 +30,18 @@ import io.deltasink.maintenance.CompactionResult;
 import io.deltasink.maintenance.Compactor;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.SparkTables;
 
 /**
  * A table with the change data feed on, written by the connector on a real worker over several
  * commits, compacted, and widened by a schema change through {@code PUT /connectors/<name>/config},
  * then read by Spark's {@code readChangeFeed} (Delta Lake 4.4 on Spark 4.2, in a JVM of its own:
- * src/test/spark) as the seeds' CDF to MERGE pipeline reads it: each produced event once, as an
+ * {@link SparkTables}) as the seeds' CDF to MERGE pipeline reads it: each produced event once, as an
  * insert, at the version of the commit whose txn positions cover its offset; nothing for the
  * compaction or the schema change. Runs in failsafe after the Spark class path is resolved.
  */
 class ChangeFeedSparkIT {
     private static final int BATCH = 100;
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @RegisterExtension
     static final ClusterExtension cluster = new ClusterExtension("change-feed", 1);
@@ -123,7 +120,7 @@ class ChangeFeedSparkIT {
                 && appends.stream().anyMatch(v -> v > compaction.version()), "appends " + appends + " around "
                 + compaction.version());
 
-        List<JsonNode> changes = readChangeFeed(table, dir);
+        List<JsonNode> changes = readChangeFeed(table);
 
         Map<Coordinates, JsonNode> byCoordinates = new TreeMap<>();
         Set<Long> versions = new TreeSet<>();
@@ -154,68 +151,10 @@ class ChangeFeedSparkIT {
         assertFalse(versions.contains(schemaChange));
     }
 
-    /** Spark's readChangeFeed from version 0, in a JVM on the class path of src/test/spark/pom.xml. */
-    private static List<JsonNode> readChangeFeed(Path table, Path dir) throws IOException, InterruptedException {
-        String classpathFile = System.getProperty("spark.reader.classpath");
-        assertNotNull(classpathFile, "system property spark.reader.classpath is not set: run this test through "
-                + "failsafe (mvn verify), which resolves Spark's class path first");
-        String classpath = Files.readString(Path.of(classpathFile)).trim();
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx1g");
-        command.addAll(SPARK_JAVA_OPTIONS);
-        command.add("-cp");
-        command.add(classpath);
-        command.add(Path.of("src", "test", "spark", "ChangeFeedReader.java").toAbsolutePath().toString());
-        command.add(table.toAbsolutePath().toString());
-        command.add("0");
-        Path out = dir.resolve("spark.out");
-        Path err = dir.resolve("spark.err");
-        Process spark = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        if (!spark.waitFor(5, TimeUnit.MINUTES)) {
-            spark.destroyForcibly();
-            throw new AssertionError("Spark did not read the change feed in 5 minutes:\n" + tail(err));
-        }
-        assertEquals(0, spark.exitValue(), () -> "Spark failed:\n" + tail(err));
-        List<JsonNode> changes = new ArrayList<>();
-        Integer count = null;
-        for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
-            if (line.startsWith("CHANGE ")) {
-                changes.add(JSON.readTree(line.substring("CHANGE ".length())));
-            } else if (line.startsWith("CHANGES ")) {
-                count = Integer.parseInt(line.substring("CHANGES ".length()));
-            }
-        }
-        assertEquals(count, changes.size(), () -> "the reader's output is incomplete:\n" + tail(err));
-        return changes;
+    /** Spark's readChangeFeed from version 0 (in the Spark of {@link SparkTables}). */
+    private static List<JsonNode> readChangeFeed(Path table) throws IOException, InterruptedException {
+        SparkTables.Read feed = SparkTables.read(Map.of("feed", "cdf:0:-:-:" + table.toAbsolutePath())).get("feed");
+        assertNull(feed.error(), () -> "Spark failed: " + feed.error());
+        return feed.rows();
     }
-
-    private static String tail(Path file) {
-        try {
-            List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
-        } catch (IOException e) {
-            return "(cannot read " + file + ": " + e + ")";
-        }
-    }
-
-    /** What Spark's launcher adds on Java 17 (its JavaModuleOptions). */
-    private static final List<String> SPARK_JAVA_OPTIONS = List.of(
-            "-XX:+IgnoreUnrecognizedVMOptions",
-            "--add-opens=java.base/java.lang=ALL-UNNAMED",
-            "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
-            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-            "--add-opens=java.base/java.io=ALL-UNNAMED",
-            "--add-opens=java.base/java.net=ALL-UNNAMED",
-            "--add-opens=java.base/java.nio=ALL-UNNAMED",
-            "--add-opens=java.base/java.util=ALL-UNNAMED",
-            "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-            "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
-            "--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED",
-            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-            "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
-            "--add-opens=java.base/sun.security.action=ALL-UNNAMED",
-            "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
-            "-Djdk.reflect.useDirectMethodHandle=false",
-            "-Dio.netty.tryReflectionSetAccessible=true");
 }
