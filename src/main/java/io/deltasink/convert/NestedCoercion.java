@@ -2,6 +2,7 @@ package io.deltasink.convert;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -199,7 +200,7 @@ final class NestedCoercion implements Coercions.Coercion {
             if (in instanceof List<?> l) {
                 it = l.iterator();
             } else if (in instanceof Object[] a) {
-                it = List.of(a).iterator();
+                it = Arrays.asList(a).iterator();
             } else if (in instanceof JsonNode n && n.isArray()) {
                 it = n.elements();
             } else {
@@ -233,6 +234,10 @@ final class NestedCoercion implements Coercions.Coercion {
                         throw new BadValueException((path.isEmpty() ? "" : "at " + path + ": ") + "a map key is null");
                     }
                     String key = Coercions.text(e.getKey(), c.json);
+                    if (out.containsKey(key)) {
+                        throw new BadValueException((path.isEmpty() ? "" : "at " + path + ": ") + "two map keys read as '"
+                                + key + "'");
+                    }
                     out.put(key, value.convertOrNull(e.getValue(), path + "[" + key + "]", c));
                 }
             } else if (in instanceof JsonNode n && n.isObject()) {

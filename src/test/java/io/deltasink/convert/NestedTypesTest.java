@@ -214,4 +214,30 @@ class NestedTypesTest {
                 () -> converter.convert(record("{\"id\":1,\"payload\":{\"tags\":null}}")));
         assertTrue(e.getMessage().contains("'tags'"), e.getMessage());
     }
+    @Test
+    void anArrayOfObjectsHoldingNullKeepsTheNull() {
+        MappingConverter converter = new MappingConverter(ColumnMapping.parse(MAPPING, Set.of()), CLOCK);
+        Map<String, Object> payload = new LinkedHashMap<>();
+        payload.put("tags", new Object[] {"a", null, "b"});
+        Map<String, Object> value = new LinkedHashMap<>();
+        value.put("id", 1L);
+        value.put("payload", payload);
+        Object[] row = converter.convert(record(value));
+        assertEquals(Arrays.asList("a", null, "b"), row[2]);
+    }
+
+    @Test
+    void twoMapKeysThatReadAsOneTextAreABadRecordNotAnOverwrite() {
+        MappingConverter converter = new MappingConverter(ColumnMapping.parse(MAPPING, Set.of()), CLOCK);
+        Map<Object, Object> attrs = new LinkedHashMap<>();
+        attrs.put(1, 1.0);
+        attrs.put("1", 2.0);
+        Map<String, Object> payload = new LinkedHashMap<>();
+        payload.put("attrs", attrs);
+        Map<String, Object> value = new LinkedHashMap<>();
+        value.put("id", 1L);
+        value.put("payload", payload);
+        RecordConversionException e = assertThrows(RecordConversionException.class, () -> converter.convert(record(value)));
+        assertTrue(e.getMessage().contains("'attrs'") && e.getMessage().contains("two map keys read as '1'"), e.getMessage());
+    }
 }
