@@ -59,7 +59,7 @@ final class NestedCoercion implements Coercions.Coercion {
         }
 
         BadValueException shape(Object v, String path, String expected) {
-            return new BadValueException((path.isEmpty() ? "" : "at " + path + ": ") + "expected " + expected + " for "
+            return bad(path, "expected " + expected + " for "
                     + type.ddl() + ", got " + kind(v));
         }
     }
@@ -100,7 +100,7 @@ final class NestedCoercion implements Coercions.Coercion {
             JsonNode parsed = json.parse(text);
             return parsed.isNull() ? null : parsed;
         } catch (Json.NotJsonException e) {
-            throw new BadValueException((path.isEmpty() ? "" : "at " + path + ": ") + "text that is not JSON ("
+            throw bad(path, "text that is not JSON ("
                     + e.getMessage() + ")");
         }
     }
@@ -119,6 +119,11 @@ final class NestedCoercion implements Coercions.Coercion {
             return "a list";
         }
         return v.getClass().getSimpleName();
+    }
+
+    /** A bad value inside a nested column: the message, after the path to the value when there is one. */
+    private static BadValueException bad(String path, String message) {
+        return new BadValueException((path.isEmpty() ? "" : "at " + path + ": ") + message);
     }
 
     private static String child(String path, String name) {
@@ -141,7 +146,7 @@ final class NestedCoercion implements Coercions.Coercion {
             try {
                 return coercion.apply(v);
             } catch (BadValueException e) {
-                throw path.isEmpty() ? e : new BadValueException("at " + path + ": " + e.getMessage());
+                throw path.isEmpty() ? e : bad(path, e.getMessage());
             }
         }
     }
@@ -231,11 +236,11 @@ final class NestedCoercion implements Coercions.Coercion {
             if (in instanceof Map<?, ?> m) {
                 for (Map.Entry<?, ?> e : m.entrySet()) {
                     if (e.getKey() == null) {
-                        throw new BadValueException((path.isEmpty() ? "" : "at " + path + ": ") + "a map key is null");
+                        throw bad(path, "a map key is null");
                     }
                     String key = Coercions.text(e.getKey(), c.json);
                     if (out.containsKey(key)) {
-                        throw new BadValueException((path.isEmpty() ? "" : "at " + path + ": ") + "two map keys read as '"
+                        throw bad(path, "two map keys read as '"
                                 + key + "'");
                     }
                     out.put(key, value.convertOrNull(e.getValue(), path + "[" + key + "]", c));
