@@ -89,6 +89,53 @@ class EarlyCommitTest {
     }
 
     @Test
+    void theRestOfABacklogAfterAFullBatchIsCommittedOnceDrainedThenTheRuleEnds() {
+        RecordingContext ctx = new RecordingContext(false);
+        SinkSession s = sessions.create(ctx, Map.of(DeltaSinkConfig.FLUSH_MAX_RECORDS, "100"));
+        s.open(List.of(TP0));
+        s.put(events(0, 0, 100));
+        assertEquals(1, ctx.commitRequests, "a full batch");
+        s.commit(Map.of());
+        s.put(events(0, 100, 4));
+        assertEquals(List.of(EarlyCommit.IDLE_POLL_MS), ctx.timeouts,
+                "4 rows, under a tenth, yet the rest of a backlog: the next poll waits briefly");
+        s.put(events(0, 104, 3));
+        assertEquals(2, ctx.timeouts.size());
+        assertEquals(1, ctx.commitRequests, "records came: not drained");
+        s.put(List.of());
+        assertEquals(2, ctx.commitRequests, "drained: the last 7 rows need not wait for the timer");
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(107)), s.commit(Map.of()));
+        assertEquals(coordinates(0, 0, 107), tableCoordinates());
+
+        // the backlog is over: a trickle afterwards (9 rows an interval) is left to the timer
+        long offset = 107;
+        for (int interval = 0; interval < 5; interval++) {
+            for (int poll = 0; poll < 3; poll++) {
+                s.put(events(0, offset, 3));
+                offset += 3;
+                s.put(List.of());
+            }
+            s.commit(Map.of());
+        }
+        assertEquals(2, ctx.commitRequests);
+        assertEquals(2, ctx.timeouts.size());
+    }
+
+    @Test
+    void aBacklogThatEndsRightAtACommitLeavesNothingToAsk() {
+        RecordingContext ctx = new RecordingContext(false);
+        SinkSession s = sessions.create(ctx, Map.of(DeltaSinkConfig.FLUSH_MAX_RECORDS, "100"));
+        s.open(List.of(TP0));
+        s.put(events(0, 0, 100));
+        s.commit(Map.of());
+        s.put(List.of()); // drained with nothing buffered: the rule ends without a request
+        s.put(events(0, 100, 3));
+        s.put(List.of());
+        assertEquals(1, ctx.commitRequests);
+        assertEquals(List.of(), ctx.timeouts);
+    }
+
+    @Test
     void aSlowStreamIsNeverAskedForAnEarlyCommit() {
         // every timed commit finds at most 9 rows, under a tenth of flush.max.records: the worker's
         // timer alone decides, as before, however many idle polls come between the records
