@@ -47,7 +47,9 @@ import io.deltasink.testing.TableLocation;
  * over P table partitions, 20 device types x P/20 days, each event in another partition than the one
  * before, as a replay of many days would; without it they go to the seed's two device types on one
  * day), {@code storage=s3} (the table on an S3 server, S3Proxy on 127.0.0.1 in a JVM of its own,
- * through the MinIO preset). {@code jfr=profile} records the worker with the JDK's "profile"
+ * through the MinIO preset), {@code fetch=N} (the consumer's fetch.max.bytes through
+ * consumer.override.*; default the preset's, {@code kafka} Kafka's own 50 MiB), {@code poll=N} (its
+ * max.poll.records). {@code jfr=profile} records the worker with the JDK's "profile"
  * settings instead of "default" and keeps the recording for a look at hot methods and allocation.
  *
  * <p>Peak heap comes from the worker's GC log (-Xlog:gc): the largest heap occupancy seen when a
@@ -63,8 +65,9 @@ public final class ThroughputBench {
     private static final String HEAP = "256m";
     private static final String BUCKET = "sensor-data";
     private static final int DEVICE_TYPES = 20;
+    private static final String FETCH_MAX_BYTES = "consumer.override.fetch.max.bytes";
     private static final List<String> OPTIONS = List.of("tasks", "compression", "background", "value", "partitions", "storage",
-            "jfr", "poll");
+            "jfr", "poll", "fetch");
 
     private ThroughputBench() {
     }
@@ -77,7 +80,8 @@ public final class ThroughputBench {
     /**
      * Args: [events, default 1000000] [worker offset.flush.interval.ms, default 1000] [tasks=1,..]
      * [compression=snappy,..] [partitions=P] [storage=s3] [jfr=default|profile] [poll=default,N,..] (the
-     * consumer's max.poll.records, through consumer.override.*; default: the preset's, else Kafka's 500).
+     * consumer's max.poll.records, through consumer.override.*; default: the preset's, else Kafka's 500)
+     * [fetch=default,kafka,N,..] (its fetch.max.bytes; default: the preset's).
      */
     public static void main(String[] args) throws Exception {
         BenchArgs parsed = BenchArgs.parse(args);
@@ -95,6 +99,7 @@ public final class ThroughputBench {
         keys.put("background", "true");
         keys.put("value", "bytes");
         keys.put("poll", "default");
+        keys.put("fetch", "default");
         List<Map<String, String>> runs = parsed.runs(keys);
 
         double loadBefore = loadAverage();
@@ -146,11 +151,13 @@ public final class ThroughputBench {
     /** The result table, one line per run. */
     static String table(List<Result> results) {
         StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
-                "%-5s %-8s %-6s %-6s %9s %9s %7s %7s %6s %7s %9s %9s %10s %12s %s%n", "tasks", "codec", "bg", "value", "events/s",
+                "%-5s %-8s %-6s %-6s %-7s %9s %9s %7s %7s %6s %7s %9s %9s %10s %12s %s%n", "tasks", "codec", "bg", "value", "fetch",
+                "events/s",
                 "steady/s", "seconds", "commits", "files", "MB", "peak heap", "live heap", "GC pauses", "forks", "rows"));
         for (Result r : results) {
-            out.append(String.format(Locale.ROOT, "%-5s %-8s %-6s %-6s %,9.0f %9s %7.1f %7d %6d %7.1f %6d MB %6d MB %7.0f ms %12s %s%n",
-                    r.run.get("tasks"), r.run.get("compression"), r.run.get("background"), r.run.get("value"), r.events / r.seconds,
+            out.append(String.format(Locale.ROOT, "%-5s %-8s %-6s %-6s %-7s %,9.0f %9s %7.1f %7d %6d %7.1f %6d MB %6d MB %7.0f ms %12s %s%n",
+                    r.run.get("tasks"), r.run.get("compression"), r.run.get("background"), r.run.get("value"),
+                    r.run.get("fetch"), r.events / r.seconds,
                     Double.isNaN(r.steady) ? "n/a" : String.format(Locale.ROOT, "%,.0f", r.steady), r.seconds,
                     r.commits, r.files,
                     r.mb, r.gc.maxBefore(), r.liveAfterMb, r.gc.pauseMs(),
@@ -182,6 +189,13 @@ public final class ThroughputBench {
                     .with("value.converter", run.get("value").equals("string")
                             ? "org.apache.kafka.connect.storage.StringConverter"
                             : "org.apache.kafka.connect.converters.ByteArrayConverter");
+            if (run.get("fetch").equals("kafka")) { // the consumer's own default, 50 MiB
+                Map<String, String> config = new LinkedHashMap<>(preset.config());
+                config.remove(FETCH_MAX_BYTES);
+                preset = new Preset(preset.name(), config);
+            } else if (!run.get("fetch").equals("default")) {
+                preset = preset.with(FETCH_MAX_BYTES, run.get("fetch"));
+            }
             if (!run.get("poll").equals("default")) { // the worker's policy (Kafka's default: All) must allow it
                 preset = preset.with("consumer.override.max.poll.records", run.get("poll"));
             }
@@ -193,6 +207,11 @@ public final class ThroughputBench {
             long firstCommit = awaitFirstCommit(table, worker);
             awaitCaughtUp(table, preset.name(), tasks, ends, worker);
             long end = System.nanoTime();
+            Map<TopicPartition, java.util.Optional<Long>> txn = TableProgress.txnVersions(table, preset.name(), ends.keySet());
+            if (!TableProgress.caughtUp(txn, ends)) { // the independent reader's view of the last commit
+                throw new IllegalStateException("A snapshot of the table reads txn versions " + txn + ", not the end offsets "
+                        + ends);
+            }
 
             double seconds = (end - start) / 1e9;
             long version = table.version();
@@ -263,17 +282,29 @@ public final class ThroughputBench {
 
     /**
      * Waits until the table's txn versions equal the end offsets; fails at once when the worker
-     * dies, the task fails or the worker log shows an OutOfMemoryError.
+     * dies, the task fails or the worker log shows an OutOfMemoryError. While the clock runs, the
+     * txn actions are taken from each new commit file as it lands (the bench shares the machine's
+     * cores with the worker, and a snapshot of the whole table per new version costs it more than
+     * the worker's commit); the caller checks the end with a snapshot once the clock has stopped.
      */
     private static void awaitCaughtUp(TableLocation table, String connector, int tasks,
                                       Map<TopicPartition, Long> ends, WorkerProcess worker) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + Duration.ofMinutes(30).toNanos();
-        long seen = Long.MIN_VALUE;
+        Map<String, Long> txn = new HashMap<>();
+        long read = 0; // versions up to this one are read (version 0 creates the table)
         for (int step = 0; ; step++) {
             long latest = table.latestVersion();
-            if (latest != seen) {
-                seen = latest;
-                if (TableProgress.caughtUp(TableProgress.txnVersions(table, connector, ends.keySet()), ends)) {
+            if (latest > read) {
+                for (long v = read + 1; v <= latest; v++) {
+                    for (com.fasterxml.jackson.databind.JsonNode action : table.actions(v)) {
+                        if (action.has("txn")) {
+                            txn.put(action.get("txn").get("appId").asText(), action.get("txn").get("version").asLong());
+                        }
+                    }
+                }
+                read = latest;
+                if (ends.entrySet().stream().allMatch(e -> e.getValue()
+                        .equals(txn.getOrDefault(TableProgress.appId(connector, e.getKey()), 0L)))) {
                     return;
                 }
             }
