@@ -34,14 +34,6 @@ final class ByteSink {
         size = 0;
     }
 
-    /** Drops the array when it grew past {@code keep} bytes, so one large page does not stay. */
-    void shrinkTo(int keep) {
-        size = 0;
-        if (bytes.length > keep) {
-            bytes = new byte[keep];
-        }
-    }
-
     private void ensure(int more) {
         if (size + more > bytes.length) {
             long wanted = Math.max((long) size + more, 2L * bytes.length);

@@ -38,7 +38,6 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * than its plain values gives the dictionary up too. Each row group starts a new dictionary.
  */
 final class ColumnChunkBuffer {
-    private static final int INITIAL_VALUE_BYTES = 256;
     private static final int INITIAL_IDS = 64;
     private static final VarHandle BIG_ENDIAN_LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
             ByteOrder.BIG_ENDIAN);
@@ -55,7 +54,7 @@ final class ColumnChunkBuffer {
     private final BytesInputCompressor compressor;
     private final PageScratch scratch;
 
-    private final ByteSink values = new ByteSink(INITIAL_VALUE_BYTES);
+    private final SlabSink values = new SlabSink();
     /** Definition levels of the open page, a bit per value (optional columns only). */
     private long[] definedBits;
     private int[] ids;
@@ -456,7 +455,7 @@ final class ColumnChunkBuffer {
         }
         int nonNull = pageValues - pageNulls;
         Encoding valueEncoding = Encoding.PLAIN;
-        ByteSink encoded = values;
+        ByteSink encodedIds = null; // the page's values when they are dictionary ids
         if (dictionaryEncoding()) {
             idStatistics(nonNull);
             ByteSink idBytes = scratch.ids;
@@ -476,10 +475,10 @@ final class ColumnChunkBuffer {
             } else {
                 valueEncoding = Encoding.PLAIN_DICTIONARY;
                 dictionaryUsed = dictionary.size();
-                encoded = idBytes;
+                encodedIds = idBytes;
             }
         }
-        if (encoded == values && booleanCount > 0) {
+        if (encodedIds == null && booleanCount > 0) {
             values.putByte(booleanBits);
             booleanBits = 0;
             booleanCount = 0;
@@ -498,7 +497,11 @@ final class ColumnChunkBuffer {
             page.putBytes(levels.array(), 0, levels.size());
             Arrays.fill(definedBits, 0, ((pageValues - 1) >>> 6) + 1, 0L);
         }
-        page.putBytes(encoded.array(), 0, encoded.size());
+        if (encodedIds != null) {
+            page.putBytes(encodedIds.array(), 0, encodedIds.size());
+        } else {
+            values.copyTo(page);
+        }
         int uncompressed = page.size();
         byte[] compressed = compress(page);
         pages.add(new Page(compressed, uncompressed, pageValues, pageStatistics(),
@@ -590,7 +593,7 @@ final class ColumnChunkBuffer {
         pages.clear();
         pageBytesHeld = 0;
         chunkValues = 0;
-        values.shrinkTo(INITIAL_VALUE_BYTES);
+        values.shrink();
         if (definedBits != null && definedBits.length > 4) {
             definedBits = new long[4];
         }
