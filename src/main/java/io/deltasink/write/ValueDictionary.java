@@ -18,6 +18,9 @@ final class ValueDictionary {
     /** 64 - log2(slots): a key's slot is the top bits of its Fibonacci hash. */
     private int shift = 64 - Integer.numberOfTrailingZeros(INITIAL_SLOTS);
     private long binaryBytes;
+    /** The last owned array looked up and its id: a column's repeated text comes as the same array. */
+    private byte[] lastOwned;
+    private int lastOwnedId;
 
     ValueDictionary(boolean binary) {
         if (binary) {
@@ -60,8 +63,23 @@ final class ValueDictionary {
         }
     }
 
-    /** The id of {@code value}'s content, added (a copy when {@code owned} is false) when new. */
+    /**
+     * The id of {@code value}'s content, added (a copy when {@code owned} is false) when new. An
+     * owned array is one nobody changes, so the same array as the last one has the same id.
+     */
     int id(byte[] value, boolean owned) {
+        if (owned) {
+            if (value == lastOwned) {
+                return lastOwnedId;
+            }
+            lastOwnedId = lookUp(value, true);
+            lastOwned = value;
+            return lastOwnedId;
+        }
+        return lookUp(value, false);
+    }
+
+    private int lookUp(byte[] value, boolean owned) {
         int mask = slots.length - 1;
         int h = slot(Arrays.hashCode(value), shift);
         while (true) {
