@@ -13,7 +13,6 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 
-import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.engine.Engine;
 import io.deltasink.config.DeltaSinkConfig;
 
@@ -254,7 +253,7 @@ public final class StorageSettings implements AutoCloseable {
     }
 
     public Engine createEngine() {
-        return DefaultEngine.create(hadoopConf);
+        return new SinkEngine(hadoopConf);
     }
 
     /** The S3 file systems of this storage. */
