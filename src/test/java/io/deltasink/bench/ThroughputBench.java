@@ -60,8 +60,8 @@ import io.deltasink.testing.TableLocation;
  * {@code mvn -q -B -Pbench test-compile exec:java -Dexec.args="N [flush ms] [tasks=..] [compression=..] ..."}.
  */
 public final class ThroughputBench {
-    private static final String TOPIC = "sensor-events";
-    private static final int PARTITIONS = 3;
+    static final String TOPIC = "sensor-events";
+    static final int PARTITIONS = 3;
     private static final String HEAP = "256m";
     private static final String BUCKET = "sensor-data";
     private static final int DEVICE_TYPES = 20;
@@ -241,7 +241,8 @@ public final class ThroughputBench {
         }
     }
 
-    private static void produce(String bootstrap, int events, int tablePartitions) {
+    /** Fills the topic with {@code events} sensor events, round robin over its partitions (SparkStreamBench too). */
+    static void produce(String bootstrap, int events, int tablePartitions) {
         Map<String, Object> props = new HashMap<>();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.ACKS_CONFIG, "1");
@@ -334,7 +335,7 @@ public final class ThroughputBench {
         return -1;
     }
 
-    private static double loadAverage() {
+    static double loadAverage() {
         return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
@@ -388,7 +389,7 @@ public final class ThroughputBench {
         return files;
     }
 
-    private static long parquetBytes(Path files) throws IOException {
+    static long parquetBytes(Path files) throws IOException {
         try (Stream<Path> walk = Files.walk(files)) {
             return walk.filter(p -> p.toString().endsWith(".parquet")).mapToLong(p -> p.toFile().length()).sum();
         }

@@ -171,7 +171,7 @@ public final class SparkTables {
     }
 
     /** What Spark's launcher adds on Java 17 (its JavaModuleOptions). */
-    private static final List<String> SPARK_JAVA_OPTIONS = List.of(
+    public static final List<String> SPARK_JAVA_OPTIONS = List.of(
             "-XX:+IgnoreUnrecognizedVMOptions",
             "--add-opens=java.base/java.lang=ALL-UNNAMED",
             "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
