@@ -108,6 +108,7 @@ public final class SensorStream {
                 .start(table);
         System.out.println("QUERY " + query.id());
         drain(System.in);
+        query.processAllAvailable(); // the batch's offsets committed to the checkpoint and its progress reported
         query.stop();
         spark.stop();
     }

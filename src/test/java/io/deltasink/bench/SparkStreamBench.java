@@ -115,6 +115,7 @@ public final class SparkStreamBench {
             if (!spark.waitFor(60, TimeUnit.SECONDS)) {
                 spark.destroyForcibly();
             }
+            out.reader.join(5_000);
             long version = table.version();
             long files = 0;
             for (long v = 0; v <= version; v++) {
@@ -184,9 +185,10 @@ public final class SparkStreamBench {
     private static final class JobOutput {
         volatile long startedMillis;
         final List<String> batches = java.util.Collections.synchronizedList(new ArrayList<>());
+        final Thread reader;
 
         JobOutput(Process spark) {
-            Thread reader = new Thread(() -> {
+            reader = new Thread(() -> {
                 try (BufferedReader in = new BufferedReader(
                         new InputStreamReader(spark.getInputStream(), StandardCharsets.UTF_8))) {
                     for (String line = in.readLine(); line != null; line = in.readLine()) {
