@@ -126,10 +126,11 @@ public final class SparkStreamBench {
             double mb = ThroughputBench.parquetBytes(table.files()) / 1e6;
             GcLog gc = GcLog.read(gcLog);
             long rows = table.rowCount();
+            double queryStart = out.startedMillis > 0 ? (out.startedMillis - launchMillis) / 1e3 : Double.NaN;
             double queryToDone = out.startedMillis > 0 ? (doneMillis - out.startedMillis) / 1e3 : Double.NaN;
             System.out.printf(Locale.ROOT, "  %.1f s from the JVM's launch (%,.0f events/s); query started after %.1f s, "
                     + "%.1f s from its start to done; %d batches (Delta versions), %d data files, %d table partitions%n",
-                    seconds, events / seconds, (out.startedMillis - launchMillis) / 1e3, queryToDone, batches, files,
+                    seconds, events / seconds, queryStart, queryToDone, batches, files,
                     table.dataDirectories().size());
             System.out.printf(Locale.ROOT, "  heap: peak %d MB used when a pause began, at most %d MB left after a "
                     + "collection (%d), capacity %d MB; %d pauses, %.0f ms in all%n", gc.maxBefore(), gc.maxAfter(),
