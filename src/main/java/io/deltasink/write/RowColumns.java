@@ -40,12 +40,6 @@ final class RowColumns {
     private final int[] rowIndexes;
     private final int[] kinds;
     private final int[] decimalBytes;
-    /**
-     * Per column, the last String written and its UTF-8 bytes: the converter hands a column's
-     * repeated short text (a device id, a state) over as the same String, encoded here once.
-     */
-    private final String[] lastStrings;
-    private final byte[][] lastUtf8;
 
     /**
      * @param dataColumns the columns stored in the file, in file order
@@ -59,8 +53,6 @@ final class RowColumns {
         this.rowIndexes = rowIndexes.clone();
         this.kinds = new int[rowIndexes.length];
         this.decimalBytes = new int[rowIndexes.length];
-        this.lastStrings = new String[rowIndexes.length];
-        this.lastUtf8 = new byte[rowIndexes.length][];
         for (int i = 0; i < kinds.length; i++) {
             Column c = dataColumns.get(i);
             kinds[i] = kind(c);
@@ -93,16 +85,9 @@ final class RowColumns {
                 continue;
             }
             switch (kinds[i]) {
-                // an array nobody changes: kept without a copy (dictionary, statistics)
+                // a fresh array nobody changes: kept without a copy (dictionary, statistics)
                 case STRING -> {
-                    byte[] utf8;
-                    if (v == lastStrings[i]) {
-                        utf8 = lastUtf8[i];
-                    } else {
-                        utf8 = ((String) v).getBytes(StandardCharsets.UTF_8);
-                        lastStrings[i] = (String) v;
-                        lastUtf8[i] = utf8;
-                    }
+                    byte[] utf8 = ((String) v).getBytes(StandardCharsets.UTF_8);
                     varBytes += utf8.length;
                     c.writeBinary(utf8, true);
                 }

@@ -18,9 +18,6 @@ final class ValueDictionary {
     /** 64 - log2(slots): a key's slot is the top bits of its Fibonacci hash. */
     private int shift = 64 - Integer.numberOfTrailingZeros(INITIAL_SLOTS);
     private long binaryBytes;
-    /** The last owned array looked up and its id: a column's repeated text comes as the same array. */
-    private byte[] lastOwned;
-    private int lastOwnedId;
 
     ValueDictionary(boolean binary) {
         if (binary) {
@@ -63,23 +60,8 @@ final class ValueDictionary {
         }
     }
 
-    /**
-     * The id of {@code value}'s content, added (a copy when {@code owned} is false) when new. An
-     * owned array is one nobody changes, so the same array as the last one has the same id.
-     */
+    /** The id of {@code value}'s content, added (a copy when {@code owned} is false) when new. */
     int id(byte[] value, boolean owned) {
-        if (owned) {
-            if (value == lastOwned) {
-                return lastOwnedId;
-            }
-            lastOwnedId = lookUp(value, true);
-            lastOwned = value;
-            return lastOwnedId;
-        }
-        return lookUp(value, false);
-    }
-
-    private int lookUp(byte[] value, boolean owned) {
         int mask = slots.length - 1;
         int h = slot(Arrays.hashCode(value), shift);
         while (true) {
