@@ -17,8 +17,9 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
  * rows than the tenth between two timed commits, and never reaches {@code flush.max.records}, is
  * never asked anything: it commits exactly as often as before. After a full batch the rest of the
  * backlog, however small, is committed once the consumer finds nothing, then that rule ends until the
- * next full batch: at most one such commit per full one. The request only brings the worker's {@code preCommit} forward; what a commit
- * stores (the rows in its files, the offsets of those rows) is unchanged.
+ * next full batch: at most one such commit per full one. The request only brings the worker's
+ * {@code preCommit} forward; what a commit stores (the rows in its files, the offsets of those rows)
+ * is unchanged.
  */
 final class EarlyCommit {
     /** The poll wait after a put() that leaves at least a tenth of flush.max.records rows buffered. */
