@@ -434,20 +434,24 @@ public final class DeltaTable {
             failure.addSuppressed(readFailure);
             throw new CommitOutcomeUnknownException(tablePath, attempt.version(), failure);
         }
-        if (found == null) {
-            // not there now; on an object store a write whose answer was lost may still land
-            throw new CommitOutcomeUnknownException(tablePath, attempt.version(), failure);
+        switch (attempt.judge(found)) {
+            case OURS -> {
+                log.warn("Version {} of {} is this writer's commit although storage reported a failure ({}); it stands",
+                        attempt.version(), tablePath, rootMessage(failure));
+                return attempt.version();
+            }
+            case ANOTHER_WRITERS -> {
+                if (!conflict) {
+                    log.info("Version {} of {} holds another writer's commit (this one failed: {})", attempt.version(),
+                            tablePath, rootMessage(failure));
+                }
+                throw new CommitConflictException(tablePath, attempt.version(), failure);
+            }
+            default -> {
+                // not there now; on an object store a write whose answer was lost may still land
+                throw new CommitOutcomeUnknownException(tablePath, attempt.version(), failure);
+            }
         }
-        if (attempt.commitId() != null && attempt.commitId().equals(found)) {
-            log.warn("Version {} of {} is this writer's commit although storage reported a failure ({}); it stands",
-                    attempt.version(), tablePath, rootMessage(failure));
-            return attempt.version();
-        }
-        if (!conflict) {
-            log.info("Version {} of {} holds another writer's commit (this one failed: {})", attempt.version(),
-                    tablePath, rootMessage(failure));
-        }
-        throw new CommitConflictException(tablePath, attempt.version(), failure);
     }
 
     /**

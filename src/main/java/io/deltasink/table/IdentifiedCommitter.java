@@ -17,8 +17,29 @@ import io.delta.kernel.utils.CloseableIterator;
  */
 final class IdentifiedCommitter implements Committer {
 
-    /** What the last commit attempt wrote: its version and commitInfo.txnId. */
+    /** What the last commit attempt wrote: its version and commitInfo.txnId (null when it carried none). */
     record Attempt(long version, String commitId) {
+
+        /** What the commit found at the attempt's version says about the attempt. */
+        enum Verdict {
+            /** The commit there is this attempt: it landed. */
+            OURS,
+            /** Another writer's commit is there: nothing of this attempt is in the log. */
+            ANOTHER_WRITERS,
+            /** Nothing settles it: the attempt may be in the log, or may still land. */
+            UNKNOWN
+        }
+
+        /**
+         * @param found the commitInfo.txnId of the commit file at {@link #version()}: empty when that
+         *              commit carries none, null when there is no such file
+         */
+        Verdict judge(String found) {
+            if (found == null) {
+                return Verdict.UNKNOWN;
+            }
+            return found.equals(commitId) ? Verdict.OURS : Verdict.ANOTHER_WRITERS;
+        }
     }
 
     private final Committer delegate = KernelInternals.fileSystemCommitter();
