@@ -448,7 +448,13 @@ public final class DeltaTable {
                 throw new CommitConflictException(tablePath, attempt.version(), failure);
             }
             default -> {
-                // not there now; on an object store a write whose answer was lost may still land
+                // not there now (on an object store a write whose answer was lost may still land), or
+                // this attempt carried no id to recognise it by
+                if (found != null) {
+                    log.warn("Version {} of {} holds a commit, and this writer's attempt carried no commitInfo.txnId "
+                            + "to tell whether it is this one (it failed: {})", attempt.version(), tablePath,
+                            rootMessage(failure));
+                }
                 throw new CommitOutcomeUnknownException(tablePath, attempt.version(), failure);
             }
         }

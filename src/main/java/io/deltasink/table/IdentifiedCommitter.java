@@ -31,11 +31,15 @@ final class IdentifiedCommitter implements Committer {
         }
 
         /**
+         * An attempt without an id cannot recognise its own commit, so whatever is found it is never
+         * taken for another writer's: that would fence its batch and delete data files the commit at
+         * that version may name.
+         *
          * @param found the commitInfo.txnId of the commit file at {@link #version()}: empty when that
          *              commit carries none, null when there is no such file
          */
         Verdict judge(String found) {
-            if (found == null) {
+            if (found == null || commitId == null) {
                 return Verdict.UNKNOWN;
             }
             return found.equals(commitId) ? Verdict.OURS : Verdict.ANOTHER_WRITERS;
