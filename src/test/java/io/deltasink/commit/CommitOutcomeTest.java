@@ -1,6 +1,7 @@
 package io.deltasink.commit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URLDecoder;
@@ -10,11 +11,15 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,6 +33,7 @@ import io.deltasink.table.DeltaTable;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.FaultyLogStore;
 import io.deltasink.testing.LogCapture;
+import io.deltasink.testing.LogFaults;
 import io.deltasink.testing.RecordingContext;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
@@ -47,6 +53,11 @@ class CommitOutcomeTest {
             DeltaSinkConfig.COLUMNS_NOT_NULL, "device_id,device_type",
             DeltaSinkConfig.PARTITION_COLUMNS, "device_type,event_date",
             DeltaSinkConfig.HADOOP_PREFIX + FaultyLogStore.KEY, FaultyLogStore.class.getName()));
+
+    @AfterEach
+    void stopFaults() {
+        LogFaults.stop(table());
+    }
 
     private SinkSession session(RecordingContext context) {
         return sessions.create(context);
@@ -124,16 +135,65 @@ class CommitOutcomeTest {
         long before = DeltaTableReader.version(table());
 
         FaultyLogStore.arm(table(), FaultyLogStore.Fault.LANDED_THEN_EXISTS);
-        Map<String, String> props = sessions.props(Map.of());
-        DeltaSinkConfig config = new DeltaSinkConfig(props);
-        StorageSettings storage = sessions.storage(config);
-        new OffsetsOverride(config, props, new DeltaTable(storage.createEngine(), storage.tableUri()),
-                "test-engine connector=sensors", ms -> { }).apply(Map.of(new TopicPartition(TOPIC, 0), 5L));
+        override(Map.of(new TopicPartition(TOPIC, 0), 5L), Map.of());
 
         assertEquals(0, FaultyLogStore.pending(table()));
         assertEquals(before + 1, DeltaTableReader.version(table()), "one commit, recognised as written");
         assertEquals("Manual Update", DeltaTableReader.commitOperations(table()).get(before + 1));
         assertEquals(Long.valueOf(5), DeltaTableReader.txnVersion(table(), "sensors/" + TOPIC + "/0").orElseThrow());
+    }
+
+    /**
+     * The request's commit is lost before it is stored, or it is stored but cannot be read back: the
+     * call fails saying so and what to do; the table holds the request once or not at all, and the
+     * request sent again leaves it there exactly once.
+     */
+    @ParameterizedTest
+    @EnumSource(value = FaultyLogStore.Fault.class, names = {"LOST_BEFORE_WRITE", "LANDED_THEN_IO_ERROR"})
+    void offsetsWhoseCommitHasAnUnknownOutcomeAreWrittenOnceWhenTheRequestIsSentAgain(FaultyLogStore.Fault fault) {
+        RecordingContext ctx = new RecordingContext(false);
+        new WorkerLoop(session(ctx), ctx, topic(20), new HashMap<>(), 100, 1).assign(partitions()).runToEnd(100);
+        long before = DeltaTableReader.version(table());
+        boolean landed = fault == FaultyLogStore.Fault.LANDED_THEN_IO_ERROR;
+        Map<String, String> faulty = LogFaults.settings(table());
+        Map<TopicPartition, Long> request = Map.of(new TopicPartition(TOPIC, 0), 5L, new TopicPartition(TOPIC, 1), 7L);
+
+        FaultyLogStore.arm(table(), fault);
+        if (landed) {
+            // reading the stored commit back times out, so it cannot be recognised as this request's
+            LogFaults.start(table(), LogFaults.Fault.READ_TIMEOUT, String.format(Locale.ROOT, "%020d.json", before + 1));
+        }
+        ConnectException e = assertThrows(ConnectException.class, () -> override(request, faulty));
+        LogFaults.stop(table());
+
+        assertEquals(0, FaultyLogStore.pending(table()), "the fault was injected");
+        assertTrue(e.getMessage().startsWith("Cannot tell whether the offsets of connector sensors were written to "
+                + "the Delta table at " + table()) && e.getMessage().contains("Send the request again"), e.getMessage());
+        assertEquals(landed ? List.of(before + 1) : List.of(), manualUpdates(), "the request once or not at all");
+        assertEquals(Optional.of(landed ? 5L : 20L), DeltaTableReader.txnVersion(table(), "sensors/" + TOPIC + "/0"));
+
+        override(request, faulty); // sent again, storage answering
+        assertEquals(before + 1, DeltaTableReader.version(table()), "one commit for the request in all");
+        assertEquals(List.of(before + 1), manualUpdates());
+        assertEquals(Optional.of(5L), DeltaTableReader.txnVersion(table(), "sensors/" + TOPIC + "/0"));
+        assertEquals(Optional.of(7L), DeltaTableReader.txnVersion(table(), "sensors/" + TOPIC + "/1"));
+        assertEquals(Optional.of(20L), DeltaTableReader.txnVersion(table(), "sensors/" + TOPIC + "/2"), "untouched");
+        assertEquals(PARTITIONS * 20, DeltaTableReader.readAll(table()).size());
+    }
+
+    /** Offsets set through the worker's offsets API, with the connector's settings and {@code extra}. */
+    private void override(Map<TopicPartition, Long> offsets, Map<String, String> extra) {
+        Map<String, String> props = sessions.props(extra);
+        DeltaSinkConfig config = new DeltaSinkConfig(props);
+        StorageSettings storage = sessions.storage(config);
+        new OffsetsOverride(config, props, new DeltaTable(storage.createEngine(), storage.tableUri()),
+                "test-engine connector=sensors", ms -> { }).apply(offsets);
+    }
+
+    /** The versions of the table's Manual Update commits (offsets set from outside). */
+    private List<Long> manualUpdates() {
+        return DeltaTableReader.commitOperations(table()).entrySet().stream()
+                .filter(e -> "Manual Update".equals(e.getValue())).map(Map.Entry::getKey).toList();
     }
 
     @Test
