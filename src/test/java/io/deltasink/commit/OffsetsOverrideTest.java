@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -28,6 +29,7 @@ import io.deltasink.convert.MappingConverter;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.table.DeltaTable;
 import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.FaultyLogStore;
 import io.deltasink.testing.RecordingContext;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
@@ -55,6 +57,8 @@ class OffsetsOverrideTest {
         p.put(DeltaSinkConfig.COLUMNS, SinkSessionTest.COLUMNS);
         p.put(DeltaSinkConfig.PARTITION_COLUMNS, "device_type,event_date");
         p.put(DeltaSinkConfig.COMMIT_RETRY_BACKOFF_MS, "1");
+        // the connector's local log store, through which another writer can be made to commit first
+        p.put(DeltaSinkConfig.HADOOP_PREFIX + FaultyLogStore.KEY, FaultyLogStore.class.getName());
         p.putAll(extra);
         return p;
     }
@@ -67,11 +71,17 @@ class OffsetsOverrideTest {
     }
 
     private void override(Map<TopicPartition, Long> offsets, Map<String, String> extra) {
+        override(offsets, extra, ms -> { });
+    }
+
+    private void override(Map<TopicPartition, Long> offsets, Map<String, String> extra,
+                          TableCommitter.Sleeper sleeper) {
         Map<String, String> props = props(extra);
         DeltaSinkConfig config = new DeltaSinkConfig(props);
-        StorageSettings storage = StorageSettings.from(config);
-        new OffsetsOverride(config, props, new DeltaTable(storage.createEngine(), storage.tableUri()),
-                "test-engine connector=sensors", ms -> { }).apply(offsets);
+        try (StorageSettings storage = StorageSettings.from(config)) {
+            new OffsetsOverride(config, props, new DeltaTable(storage.createEngine(), storage.tableUri()),
+                    "test-engine connector=sensors", sleeper).apply(offsets);
+        }
     }
 
     private String table() {
@@ -262,5 +272,99 @@ class OffsetsOverrideTest {
         assertEquals(Optional.of(10L), DeltaTableReader.txnVersion(table(), APP0));
         assertEquals(Optional.of(5L), DeltaTableReader.txnVersion(table(), APP1));
         storage.close();
+    }
+
+    /** The versions of the table's Manual Update commits (offsets set from outside). */
+    private List<Long> manualUpdates() {
+        return DeltaTableReader.commitOperations(table()).entrySet().stream()
+                .filter(e -> "Manual Update".equals(e.getValue())).map(Map.Entry::getKey).toList();
+    }
+
+    @Test
+    void anOverrideThatLosesItsVersionToAnUnrelatedCommitIsRebuiltOnTheNewSnapshot() {
+        firstRun();
+        // a task still holding partition 1 commits right before the override's commit file is written
+        RecordingContext ctx = new RecordingContext(false);
+        SinkSession running = session(ctx, Map.of());
+        running.open(List.of(TP1));
+        running.put(events(1, 30, 10));
+        FaultyLogStore.beforeNextCommit(table(), () -> running.commit(Map.of()));
+        long before = DeltaTableReader.version(table());
+        List<Long> waits = new ArrayList<>();
+
+        override(offsets(TP0, 20L), Map.of(), waits::add);
+
+        assertEquals(before + 2, DeltaTableReader.version(table()), "the task's commit, then the override's");
+        assertEquals("STREAMING UPDATE", DeltaTableReader.commitOperations(table()).get(before + 1));
+        assertEquals(List.of(before + 2), manualUpdates(), "the override once, on top of the task's commit");
+        assertEquals(List.of(1L), waits, "one retry, after commit.retry.backoff.ms");
+        assertEquals(Optional.of(20L), DeltaTableReader.txnVersion(table(), APP0), "the override's position");
+        assertEquals(Optional.of(40L), DeltaTableReader.txnVersion(table(), APP1), "the task's, untouched by the override");
+        assertEquals(50 + 40, DeltaTableReader.readAll(table()).size());
+        running.stop();
+
+        RecordingContext next = new RecordingContext(false);
+        session(next, Map.of()).open(List.of(TP0, TP1));
+        assertEquals(Map.of(TP0, 19L, TP1, 39L), next.seeks, "a session resumes from the override's positions");
+    }
+
+    @Test
+    void anOverrideWhosePartitionAnotherWriterMovesMeanwhileIsRefusedAndLandsOnceSentAgain() {
+        firstRun();
+        // a task still holding partition 0 commits right before the override's commit file is written
+        SinkSession running = session(new RecordingContext(false), Map.of());
+        running.open(List.of(TP0));
+        running.put(events(0, 50, 10));
+        FaultyLogStore.beforeNextCommit(table(), () -> running.commit(Map.of()));
+
+        ConnectException e = assertThrows(ConnectException.class, () -> override(offsets(TP0, 20L), Map.of()));
+        assertTrue(e.getMessage().contains("another writer moved [" + APP0 + "] in the Delta table at " + table())
+                && e.getMessage().contains("stop it, then set the offsets again"), e.getMessage());
+        assertEquals(List.of(), manualUpdates(), "nothing of the override in the table");
+        assertEquals(Optional.of(60L), DeltaTableReader.txnVersion(table(), APP0), "the task's position stands");
+
+        running.stop();
+        override(offsets(TP0, 20L), Map.of());
+        assertEquals(1, manualUpdates().size(), "the request sent again lands once");
+        assertEquals(Optional.of(20L), DeltaTableReader.txnVersion(table(), APP0));
+        assertEquals(Optional.of(30L), DeltaTableReader.txnVersion(table(), APP1));
+    }
+
+    @Test
+    void anOverrideThatLosesEveryRaceNamesTheTableAndWhatToDo() {
+        firstRun();
+        // another writer (a task still holding partition 1) commits before each of the override's attempts
+        Map<String, String> props = props(Map.of(DeltaSinkConfig.COMMIT_MAX_RETRIES, "2"));
+        AtomicInteger rivals = new AtomicInteger();
+        try (StorageSettings storage = StorageSettings.from(new DeltaSinkConfig(props))) {
+            DeltaTable other = new DeltaTable(storage.createEngine(), storage.tableUri());
+            Runnable rival = new Runnable() {
+                @Override
+                public void run() {
+                    int n = rivals.incrementAndGet();
+                    other.commitAppend(other.latest().orElseThrow(), List.of(), Map.of(APP1, 30L + n), "rival");
+                    if (n < 3) {
+                        FaultyLogStore.beforeNextCommit(table(), this); // armed after its own commit
+                    }
+                }
+            };
+            FaultyLogStore.beforeNextCommit(table(), rival);
+            long before = DeltaTableReader.version(table());
+            List<Long> waits = new ArrayList<>();
+
+            ConnectException e = assertThrows(ConnectException.class,
+                    () -> override(offsets(TP0, 20L), Map.of(DeltaSinkConfig.COMMIT_MAX_RETRIES, "2"), waits::add));
+
+            assertTrue(e.getMessage().startsWith("Cannot set the offsets of connector sensors: other writers kept "
+                    + "committing to the Delta table at " + table()), e.getMessage());
+            assertTrue(e.getMessage().contains("3 times in a row") && e.getMessage().contains("commit.max.retries=2")
+                    && e.getMessage().endsWith("Make sure no task of the connector still runs, then retry."),
+                    e.getMessage());
+            assertEquals(3, rivals.get(), "the first attempt and two retries");
+            assertEquals(List.of(1L, 2L), waits, "the wait doubles between retries");
+            assertEquals(before + 3, DeltaTableReader.version(table()), "only the other writer's commits");
+            assertEquals(List.of(), manualUpdates());
+            assertEquals(Optional.of(50L), DeltaTableReader.txnVersion(table(), APP0), "unchanged");
+        }
     }
 }
