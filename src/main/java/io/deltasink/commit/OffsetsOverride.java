@@ -159,10 +159,15 @@ public final class OffsetsOverride {
             throw new ConnectException("Cannot tell whether the offsets of connector " + config.connectorName()
                     + " were written to the Delta table at " + table.path() + " (" + e.getMessage() + "). Send the "
                     + "request again: positions the table already holds are not written twice.", e);
-        } catch (RetriableException e) {
+        } catch (TableCommitter.RacesLost e) {
             throw new ConnectException("Cannot set the offsets of connector " + config.connectorName()
                     + ": other writers kept committing to the Delta table at " + table.path() + " ("
                     + e.getMessage() + "). Make sure no task of the connector still runs, then retry.", e);
+        } catch (RetriableException e) {
+            // the table could not be read between attempts: every earlier attempt met another writer's commit
+            throw new ConnectException("Cannot set the offsets of connector " + config.connectorName()
+                    + " in the Delta table at " + table.path() + ": " + e.getMessage()
+                    + ". Nothing was changed; send the request again.", e);
         }
         if (outcome instanceof TableCommitter.Fenced f) {
             throw new ConnectException("Cannot set the offsets of connector " + config.connectorName()

@@ -59,6 +59,13 @@ final class TableCommitter {
             implements Outcome {
     }
 
+    /** The race for a new version was lost more than the configured number of times in a row. */
+    static final class RacesLost extends RetriableException {
+        RacesLost(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     public interface Sleeper {
         void sleep(long ms) throws InterruptedException;
     }
@@ -102,8 +109,10 @@ final class TableCommitter {
     /**
      * @param expected appId -> the txn version the commit expects in the table (empty: none yet)
      * @param attempt  builds and commits the transaction on the snapshot it is given
-     * @throws RetriableException              when the race for a new version was lost more than
+     * @throws RacesLost                       when the race for a new version was lost more than
      *                                         {@code maxRetries} times in a row
+     * @throws RetriableException              when the table cannot be read meanwhile (see
+     *                                         {@link DeltaTable#latest}) or the wait is interrupted
      * @throws CommitOutcomeUnknownException   when an attempt may or may not have landed
      */
     Outcome commit(Map<String, Optional<Long>> expected, Attempt attempt) {
@@ -138,7 +147,7 @@ final class TableCommitter {
                 return new Committed(version, attempts + 1);
             } catch (CommitConflictException e) {
                 if (attempts >= maxRetries) {
-                    throw new RetriableException("Commit to " + table.path() + " lost the race for a new version "
+                    throw new RacesLost("Commit to " + table.path() + " lost the race for a new version "
                             + (attempts + 1) + " times in a row; giving up for now (commit.max.retries=" + maxRetries
                             + ")", e);
                 }

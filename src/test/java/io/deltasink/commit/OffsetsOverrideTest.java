@@ -18,6 +18,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +31,7 @@ import io.deltasink.storage.StorageSettings;
 import io.deltasink.table.DeltaTable;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.FaultyLogStore;
+import io.deltasink.testing.LogFaults;
 import io.deltasink.testing.RecordingContext;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
@@ -48,6 +50,11 @@ class OffsetsOverrideTest {
 
     @TempDir
     Path dir;
+
+    @AfterEach
+    void stopFaults() {
+        LogFaults.stop(table());
+    }
 
     private Map<String, String> props(Map<String, String> extra) {
         Map<String, String> p = new HashMap<>();
@@ -366,5 +373,31 @@ class OffsetsOverrideTest {
             assertEquals(List.of(), manualUpdates());
             assertEquals(Optional.of(50L), DeltaTableReader.txnVersion(table(), APP0), "unchanged");
         }
+    }
+
+    @Test
+    void anOverrideWhoseRetryCannotReadTheTableIsNotBlamedOnOtherWriters() {
+        firstRun();
+        try (StorageSettings storage = StorageSettings.from(new DeltaSinkConfig(props(Map.of())))) {
+            DeltaTable other = new DeltaTable(storage.createEngine(), storage.tableUri());
+            // another writer takes the override's version; from then on the log's listings come back empty
+            FaultyLogStore.beforeNextCommit(table(), () -> {
+                other.commitAppend(other.latest().orElseThrow(), List.of(), Map.of(APP1, 31L), "rival");
+                LogFaults.start(table(), LogFaults.Fault.EMPTY_LISTING);
+            });
+            ConnectException e = assertThrows(ConnectException.class,
+                    () -> override(offsets(TP0, 20L), LogFaults.settings(table())));
+            LogFaults.stop(table());
+
+            assertFalse(e.getMessage().contains("other writers kept committing"), e.getMessage());
+            assertTrue(e.getMessage().startsWith("Cannot set the offsets of connector sensors in the Delta table at "
+                    + table()) && e.getMessage().contains("answered inconsistently")
+                    && e.getMessage().contains("Nothing was changed; send the request again"), e.getMessage());
+            assertEquals(List.of(), manualUpdates());
+            assertEquals(Optional.of(50L), DeltaTableReader.txnVersion(table(), APP0));
+        }
+        override(offsets(TP0, 20L), LogFaults.settings(table()));
+        assertEquals(1, manualUpdates().size());
+        assertEquals(Optional.of(20L), DeltaTableReader.txnVersion(table(), APP0));
     }
 }

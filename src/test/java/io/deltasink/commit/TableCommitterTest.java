@@ -104,8 +104,10 @@ class TableCommitterTest {
                 throw new IllegalStateException(e);
             }
         });
-        assertThrows(RetriableException.class, () -> committer.commit(Map.of("c/t/0", Optional.empty()),
-                append(mine, Map.of("c/t/0", 2L))));
+        RetriableException e = assertThrows(TableCommitter.RacesLost.class, () -> committer.commit(
+                Map.of("c/t/0", Optional.empty()), append(mine, Map.of("c/t/0", 2L))));
+        assertTrue(e.getMessage().contains("3 times in a row") && e.getMessage().contains("commit.max.retries=2"),
+                e.getMessage());
         assertEquals(Optional.empty(), DeltaTableReader.txnVersion(storage.tableUri(), "c/t/0"));
     }
 
