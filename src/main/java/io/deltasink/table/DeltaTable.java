@@ -385,14 +385,14 @@ public final class DeltaTable {
         }
         long started = System.nanoTime();
         Snapshot snapshot = base.kernelSnapshot();
-        UpdateTableTransactionBuilder builder = snapshot
-                .buildUpdateTableTransaction(engineInfo, operation)
-                .withMaxRetries(0);
-        if (logCompactionInterval > 0) {
-            builder = builder.withLogCompactionInterval(logCompactionInterval);
-        }
         Transaction txn;
-        try {
+        try { // Kernel checks that it can write the table's protocol when the builder is made
+            UpdateTableTransactionBuilder builder = snapshot
+                    .buildUpdateTableTransaction(engineInfo, operation)
+                    .withMaxRetries(0);
+            if (logCompactionInterval > 0) {
+                builder = builder.withLogCompactionInterval(logCompactionInterval);
+            }
             txn = builder.build(engine);
         } catch (UnsupportedTableFeatureException | UnsupportedProtocolVersionException e) {
             throw TableErrors.unsupported(tablePath, base.version(), e, "write");

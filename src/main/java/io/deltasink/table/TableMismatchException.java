@@ -19,7 +19,7 @@ public class TableMismatchException extends ConnectException {
         super("Delta table " + tablePath + " (version " + version + ") does not match the connector's column mapping ("
                 + differences.size() + (differences.size() == 1 ? " difference" : " differences") + "): "
                 + String.join("; ", differences)
-                + ". Change the mapping to match the table, or write to a new table path." + note);
+                + ". Change the mapping to match the table, " + TableErrors.NEW_TABLE + "." + note);
         this.differences = List.copyOf(differences);
     }
 

@@ -258,7 +258,8 @@ class TableFailuresTest {
         new LogEdits(table()).commitLine(4, WRITER_FEATURE); // another writer upgrades the table
         assertEquals(Map.of(TP0, new OffsetAndMetadata(30)), s.commit(Map.of()), "preCommit never throws");
         ConnectException e = assertThrows(ConnectException.class, () -> s.put(events(0, 35, 5)));
-        assertMessage(e, "someFutureWriterFeature", "table.location");
+        assertMessage(e, "version 4", "someFutureWriterFeature", "cannot write", "Use a connector release that "
+                + "supports it, or write to a new table (another table.location)");
         assertTrue(ctx.timeouts.isEmpty(), "not retried");
         assertSame(e, assertThrows(ConnectException.class, () -> s.put(List.of())));
     }
@@ -343,7 +344,8 @@ class TableFailuresTest {
             SinkSession s = session(ctx, Map.of(DeltaSinkConfig.TABLE_AUTO_CREATE, autoCreate,
                     DeltaSinkConfig.COLUMNS, SinkSessionTest.COLUMNS.replace("power:double", "power:string")));
             ConnectException e = assertThrows(ConnectException.class, () -> s.open(List.of(TP0)), autoCreate);
-            assertMessage(e, "power", "string", "double");
+            assertMessage(e, "version 1", "power", "string", "double",
+                    "Change the mapping to match the table, or write to a new table (another table.location)");
             assertTrue(ctx.timeouts.isEmpty(), "not retried");
             assertSame(e, assertThrows(ConnectException.class, () -> s.put(events(0, 10, 5))));
         }
