@@ -56,8 +56,10 @@ import io.deltasink.testing.SensorEvents;
  * <p>On the Kafka version the project builds against, once on Java 17 and once on Java 25 (a Pi's
  * worker may be either; the Java 25 run writes zstd, the Java 17 runs the default snappy, so both
  * codecs' native libraries from lib/ are loaded by a worker); and on the oldest Kafka the plugin
- * supports (3.9: slf4j 1.7 with reload4j, no per-plugin metrics) with a smaller feed. Each run also
- * goes through the offsets API (KIP-875): GET shows the table's positions, and a PATCH on the
+ * supports (3.9: slf4j 1.7 with reload4j, no per-plugin metrics) with a smaller feed. Each run
+ * reads the task's metrics over JMX as an operator does: the connector's own (KIP-877 plugin
+ * metrics) count the rows on 4.3 and are absent on 3.9, where the task runs without them. Each run
+ * also goes through the offsets API (KIP-875): GET shows the table's positions, and a PATCH on the
  * stopped connector is written into the table.
  */
 class PluginPathWorkerPackagedIT {
@@ -103,8 +105,9 @@ class PluginPathWorkerPackagedIT {
                 .withExtraColumns("kafka_partition:int=@partition", "kafka_offset:long=@offset");
         String connector = preset.name() + "-" + label;
 
+        WorkerJmx jmx = new WorkerJmx();
         WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "plugin-path-" + label,
-                work.resolve("worker"), "384m", List.of(), Map.of("plugin.path", pluginPath.toString()), launch);
+                work.resolve("worker"), "384m", jmx.jvmArgs(), Map.of("plugin.path", pluginPath.toString()), launch);
         try (Admin admin = kafka.createAdminClient()) {
             kafka.createTopic(topic, PARTITIONS);
             produce(topic, events);
@@ -132,6 +135,7 @@ class PluginPathWorkerPackagedIT {
                     || log.contains("AbstractMethodError"), "linkage errors in the worker log:\n" + log);
 
             verifyTable(table, codec, events);
+            verifyMetrics(jmx, connector, kind, events);
             verifyOffsetsApi(worker, connector, topic, table, ends);
         } finally {
             worker.stop();
@@ -149,6 +153,49 @@ class PluginPathWorkerPackagedIT {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("no \"" + text + "\" in the worker log within " + timeout + ":\n"
                         + worker.logTail(60));
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    /**
+     * The task's metrics over JMX. Connect's own sink task metrics show, on every worker, that this
+     * reads the task's MBeans (every event was read). The connector's metrics are KIP-877 plugin
+     * metrics ({@code PluginSinkMetrics}): on 4.3 under {@code kafka.connect:type=plugins} with the
+     * connector and task, counting every row committed; 3.9's SinkTaskContext has no
+     * {@code pluginMetrics()}, the call fails with NoSuchMethodError and the task runs with metrics
+     * that record nothing, so none of the connector's metrics is anywhere in the worker's MBeans.
+     */
+    private static void verifyMetrics(WorkerJmx jmx, String connector, PlainWorker kind, int events)
+            throws IOException, InterruptedException {
+        Map<String, Object> connect = awaitMetric(jmx, "sink-task-metrics", connector, "sink-record-read-total",
+                events);
+        assertTrue(((Number) connect.get("sink-record-read-total")).doubleValue() >= events,
+                "Connect's sink-record-read-total of task 0 over JMX: " + connect);
+        if (kind == PlainWorker.CURRENT) {
+            Map<String, Object> plugin = awaitMetric(jmx, "plugins", connector, "delta-rows-total", events);
+            assertEquals((double) events, plugin.get("delta-rows-total"), "delta-rows-total over JMX: " + plugin);
+            assertTrue(((Number) plugin.get("delta-commit-total")).doubleValue() >= 1, "delta-commit-total: " + plugin);
+            assertEquals(0.0, plugin.get("delta-bad-record-total"), "delta-bad-record-total: " + plugin);
+        } else {
+            assertEquals(Map.of(), jmx.taskMetrics("plugins", connector, 0),
+                    "Kafka " + kind.kafkaVersion() + " has no plugin metrics (KIP-877)");
+            assertEquals(Set.of(), jmx.attributesNamed("kafka", "delta-"), "the connector's metrics on Kafka "
+                    + kind.kafkaVersion() + ", which has no plugin metrics: the task runs without them");
+        }
+    }
+
+    /** Task 0's metrics of {@code type} once {@code name} reached {@code atLeast} (within 30 s), or as then. */
+    private static Map<String, Object> awaitMetric(WorkerJmx jmx, String type, String connector, String name,
+                                                   double atLeast) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            Map<String, Object> metrics = jmx.taskMetrics(type, connector, 0);
+            boolean reached = metrics.get(name) instanceof Number n && n.doubleValue() >= atLeast;
+            if (reached || System.nanoTime() > deadline) {
+                assertTrue(metrics.containsKey(name), "no " + name + " among the " + type + " metrics of task 0 of "
+                        + connector + " over JMX: " + metrics);
+                return metrics;
             }
             Thread.sleep(200);
         }
