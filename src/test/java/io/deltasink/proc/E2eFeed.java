@@ -1,5 +1,6 @@
 package io.deltasink.proc;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -8,6 +9,7 @@ import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,8 +27,11 @@ import io.deltasink.testing.SensorEvents;
 /**
  * The feed of {@link EndToEndPackagedIT}: sensor envelopes as the seed producer writes them (JSON
  * whose {@code payload} is JSON text), each with a device id of its own so a row can be traced to
- * the record it came from, mixed with every kind of input the seed preset must not turn into a row.
- * What a row must hold is read from the produced JSON here, not by the connector's converter.
+ * the record it came from, mixed with every kind of input the seed preset must not turn into a row:
+ * bad records, each bound for the dead letter queue, and a tombstone, which the preset skips (it
+ * leaves {@code behavior.on.null.values} at {@code ignore}: skipped and counted, as the README and
+ * the design's failure table say). What a row must hold is read from the produced JSON here, not by
+ * the connector's converter.
  */
 final class E2eFeed {
     /** Device types of the well-formed events: the seed's two, then non-ASCII and path-hostile ones. */
@@ -38,15 +43,37 @@ final class E2eFeed {
     private E2eFeed() {
     }
 
+    /** What must become of an input. */
+    enum Fate {
+        /** One row of the table, holding what {@link Input#expected()} says. */
+        ROW,
+        /** One dead letter, and no row. */
+        DEAD_LETTER,
+        /** Neither a row nor a dead letter, its offset passed all the same: a tombstone, skipped and counted. */
+        SKIPPED
+    }
+
     /**
-     * One record to produce: a well-formed event ({@code expected} is its row) or a bad input
-     * ({@code expected} null).
+     * One record to produce: a well-formed event ({@code expected} is its row), a bad input or a
+     * tombstone ({@code expected} null).
      *
+     * @param value    the value's bytes; null for a tombstone
      * @param deviceId the device id the value carries, if any (for tracing a row back)
+     * @param problem  for a bad input, a part of the error its dead letter must carry besides the
+     *                 record and the column; null when only those are checked
      */
-    record Input(String label, int partition, String key, byte[] value, String deviceId, Expected expected) {
+    record Input(String label, int partition, String key, byte[] value, String deviceId, Fate fate,
+                 Expected expected, String problem) {
         boolean good() {
-            return expected != null;
+            return fate == Fate.ROW;
+        }
+
+        boolean bad() {
+            return fate == Fate.DEAD_LETTER;
+        }
+
+        boolean skipped() {
+            return fate == Fate.SKIPPED;
         }
     }
 
@@ -59,7 +86,8 @@ final class E2eFeed {
 
     /**
      * Every input, in producing order, round-robin over {@code partitions}: a bad one first, then
-     * one after every third good one (so bad ones fall on every partition), the rest at the end.
+     * one after every third good one (so bad ones fall on every partition), the rest, the tombstone
+     * last, at the end.
      */
     static List<Input> inputs(int partitions) {
         List<Unplaced> good = good();
@@ -77,13 +105,13 @@ final class E2eFeed {
         List<Input> out = new ArrayList<>();
         for (int i = 0; i < mixed.size(); i++) {
             Unplaced u = mixed.get(i);
-            out.add(new Input(u.label, i % partitions, u.key, u.value.getBytes(StandardCharsets.UTF_8), u.deviceId,
-                    u.good ? Expected.of(u.value) : null));
+            out.add(new Input(u.label, i % partitions, u.key, u.value, u.deviceId, u.fate,
+                    u.fate == Fate.ROW ? Expected.of(new String(u.value, StandardCharsets.UTF_8)) : null, u.problem));
         }
         return out;
     }
 
-    private record Unplaced(String label, String key, String value, String deviceId, boolean good) {
+    private record Unplaced(String label, String key, byte[] value, String deviceId, Fate fate, String problem) {
     }
 
     // ---- well-formed events ----------------------------------------------------------------------------
@@ -120,15 +148,19 @@ final class E2eFeed {
         m.put("device_type", type);
         m.put("ingested_at", ingestedAt);
         m.put("payload", payload);
-        return new Unplaced(label, deviceId, write(m), deviceId, true);
+        return new Unplaced(label, deviceId, utf8(write(m)), deviceId, Fate.ROW, null);
     }
 
     // ---- bad inputs --------------------------------------------------------------------------------------
 
-    /** Each kind of input the seed preset must send to the dead letter queue, once; device ids bad-01, bad-02 ... */
+    /**
+     * Each kind of input the seed preset must send to the dead letter queue, once (device ids
+     * bad-01, bad-02 ...), then a tombstone.
+     */
     private static List<Unplaced> bad() {
         List<Unplaced> out = new ArrayList<>();
-        out.add(new Unplaced("value not JSON", "bad-01", "this is not JSON {\"device_id\": \"bad-01\"", null, false));
+        out.add(new Unplaced("value not JSON", "bad-01", utf8("this is not JSON {\"device_id\": \"bad-01\""), null,
+                Fate.DEAD_LETTER, null));
         bad(out, "payload text not JSON", n -> n.put("payload", "power=84.3;state=ON"));
         bad(out, "linkquality \"abc\"", n -> n.put("payload", payloadWith("linkquality", "abc")));
         bad(out, "ingested_at \"yesterday\"", n -> n.put("ingested_at", "yesterday"));
@@ -148,10 +180,45 @@ final class E2eFeed {
         bad(out, "payload text \"42\" (a path through a scalar)", n -> n.put("payload", "42"));
         // the escape as JSON text: a Java string holding a lone surrogate cannot be encoded as UTF-8
         bad(out, "device_id \"\\ud800\" (an unpaired surrogate)", n -> n.put("device_id", "SURROGATE"));
-        Unplaced marked = out.remove(out.size() - 1);
-        out.add(new Unplaced(marked.label, marked.key, marked.value.replace("\"SURROGATE\"", "\"\\ud800\""),
-                "\ud800", false));
+        replaceInLast(out, "\"SURROGATE\"", utf8("\"\\ud800\""), "\ud800", null);
+        // bytes that are no UTF-8 inside a string: 0xC3 opens a two-byte sequence, '(' (0x28) cannot continue it
+        bad(out, "device_id with the bytes C3 28 (not UTF-8)", n -> n.put("device_id", "NOT_UTF8"));
+        String prefix = String.format("bad-%02d", out.size());
+        byte[] notUtf8 = concat(utf8("\"" + prefix), new byte[] {(byte) 0xC3, 0x28}, utf8("\""));
+        replaceInLast(out, "\"NOT_UTF8\"", notUtf8, prefix + "\ufffd(", "value is not valid JSON (Invalid UTF-8");
+        bad(out, "device_type \"\" (empty, in a NOT NULL partition column)", n -> n.put("device_type", ""));
+        withProblem(out, "column 'device_type': an empty string cannot be the value of a NOT NULL partition column");
+        bad(out, "payload a JSON list [1,2] (a path through a list)", n -> n.putArray("payload").add(1).add(2));
+        withProblem(out, "path 'payload.linkquality' goes through field 'payload', which holds a list");
+        bad(out, "payload text \"[1,2]\" (a path through a list)", n -> n.put("payload", "[1,2]"));
+        withProblem(out, "path 'payload.linkquality' goes through field 'payload', which holds a list");
+        // 50 characters, 100 bytes of UTF-8, escaped as 300: device_type=%C3%BC... is 312 bytes, over 255
+        bad(out, "device_type of 50 \"\u00fc\" (a folder name of 312 bytes once escaped)",
+                n -> n.put("device_type", "\u00fc".repeat(50)));
+        withProblem(out, "column 'device_type': the partition value makes a folder name of 312 bytes once escaped");
+        out.add(new Unplaced("tombstone (null value; behavior.on.null.values=ignore skips it)", "tombstone", null, null,
+                Fate.SKIPPED, null));
         return out;
+    }
+
+    /** The last input with the bytes of {@code marker} in its value replaced, carrying {@code deviceId}. */
+    private static void replaceInLast(List<Unplaced> out, String marker, byte[] with, String deviceId, String problem) {
+        Unplaced last = out.remove(out.size() - 1);
+        byte[] value = last.value;
+        byte[] find = utf8(marker);
+        int at = indexOf(value, find);
+        if (at < 0) {
+            throw new IllegalStateException(marker + " not in " + new String(value, StandardCharsets.UTF_8));
+        }
+        byte[] replaced = concat(Arrays.copyOfRange(value, 0, at), with,
+                Arrays.copyOfRange(value, at + find.length, value.length));
+        out.add(new Unplaced(last.label, last.key, replaced, deviceId, last.fate, problem));
+    }
+
+    /** The last input, its dead letter's error also holding {@code problem}. */
+    private static void withProblem(List<Unplaced> out, String problem) {
+        Unplaced last = out.remove(out.size() - 1);
+        out.add(new Unplaced(last.label, last.key, last.value, last.deviceId, last.fate, problem));
     }
 
     /** Adds a well-formed smart plug envelope with the device id "bad-NN", edited. */
@@ -166,7 +233,7 @@ final class E2eFeed {
         n.put("payload", e.payloadJson());
         edit.accept(n);
         String carried = n.path("device_id").isTextual() ? n.get("device_id").asText() : null;
-        out.add(new Unplaced(label, deviceId, n.toString(), carried, false));
+        out.add(new Unplaced(label, deviceId, utf8(n.toString()), carried, Fate.DEAD_LETTER, null));
     }
 
     private static String payloadWith(String field, String text) {
@@ -232,6 +299,27 @@ final class E2eFeed {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
+    }
+
+    private static int indexOf(byte[] bytes, byte[] find) {
+        for (int i = 0; i + find.length <= bytes.length; i++) {
+            if (Arrays.equals(bytes, i, i + find.length, find, 0, find.length)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private static String write(Object value) {

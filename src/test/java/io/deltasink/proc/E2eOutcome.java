@@ -258,14 +258,21 @@ final class E2eOutcome {
                 continue;
             }
             seen.merge(at, 1, Integer::sum);
+            String message = header(r, "__connect.errors.exception.message");
             if (s.input().good()) {
                 problems.add("well-formed record " + at + " (" + s.input().label() + ") is in the dead letter "
-                        + "queue: " + header(r, "__connect.errors.exception.message"));
+                        + "queue: " + message);
+            } else if (s.input().skipped()) {
+                problems.add("record " + at + " (" + s.input().label() + "), to be skipped, is in the dead letter "
+                        + "queue: " + message);
             } else if (!Arrays.equals(s.input().value(), r.value())) {
                 problems.add("dead letter of " + at + " does not hold the record's value");
-            } else if (!namesTheProblem(header(r, "__connect.errors.exception.message"), origin)) {
+            } else if (!namesTheProblem(message, origin)) {
                 problems.add("dead letter of " + at + " (" + s.input().label() + ") does not name the record and "
-                        + "column: " + header(r, "__connect.errors.exception.message"));
+                        + "column: " + message);
+            } else if (s.input().problem() != null && !message.contains(s.input().problem())) {
+                problems.add("dead letter of " + at + " (" + s.input().label() + ") does not say \""
+                        + s.input().problem() + "\": " + message);
             }
         }
         seen.forEach((at, n) -> {
@@ -274,13 +281,13 @@ final class E2eOutcome {
             }
         });
         for (Sent s : sent) {
-            if (!s.input().good() && !seen.containsKey(s.coordinates())) {
+            if (s.input().bad() && !seen.containsKey(s.coordinates())) {
                 problems.add("bad record " + s.coordinates() + " (" + s.input().label()
                         + ") is not in the dead letter queue");
             }
         }
         assertTrue(problems.isEmpty(), problems.size() + " problem(s) with the dead letter queue (" + dlq.size()
-                + " dead letters, " + (sent.size() - goodByDeviceId.size()) + " bad records):\n  "
+                + " dead letters, " + count(E2eFeed.Fate.DEAD_LETTER) + " bad records):\n  "
                 + String.join("\n  ", problems));
     }
 
@@ -289,7 +296,11 @@ final class E2eOutcome {
         return message != null && message.contains("Cannot convert record " + origin + ", column '");
     }
 
-    /** Every offset below the end offsets is exactly one row or one dead letter. */
+    /**
+     * Every offset below the end offsets is exactly one row or one dead letter, but a tombstone's:
+     * skipped by design, it is neither (that its offset is passed all the same is
+     * {@link #txnVersionsAreEndOffsets}'s check, that it is counted {@link #skippedAndBadRecordsAreCounted}'s).
+     */
     void everyOffsetIsARowOrADeadLetterOnce() {
         Map<String, Integer> count = new TreeMap<>();
         if (rows != null) {
@@ -309,9 +320,11 @@ final class E2eOutcome {
                 total++;
                 String at = e.getKey().partition() + "@" + o;
                 int n = count.getOrDefault(at, 0);
-                if (n != 1) {
-                    Sent s = byCoordinates.get(at);
-                    problems.add(at + " (" + (s == null ? "?" : s.input().label()) + "): " + n + " times");
+                Sent s = byCoordinates.get(at);
+                int want = s != null && s.input().skipped() ? 0 : 1;
+                if (n != want) {
+                    problems.add(at + " (" + (s == null ? "?" : s.input().label()) + "): " + n + " times, not "
+                            + want);
                 }
                 count.remove(at);
             }
@@ -320,6 +333,27 @@ final class E2eOutcome {
         assertTrue(problems.isEmpty(), "rows + dead letters vs the " + total + " offsets produced ("
                 + (rows == null ? "?" : rows.size()) + " rows, " + dlq.size() + " dead letters):\n  "
                 + String.join("\n  ", problems));
+    }
+
+    /**
+     * The task's plugin metrics count each bad record and each tombstone once: a skipped record is
+     * counted, not dropped unseen.
+     *
+     * @param taskMetrics the connector's plugin metrics of task 0 as the worker publishes them over JMX
+     */
+    void skippedAndBadRecordsAreCounted(Map<String, Object> taskMetrics) {
+        Map<String, Double> want = new TreeMap<>();
+        want.put("delta-bad-record-total", (double) count(E2eFeed.Fate.DEAD_LETTER));
+        want.put("delta-tombstone-total", (double) count(E2eFeed.Fate.SKIPPED));
+        Map<String, Double> got = new TreeMap<>();
+        for (String name : want.keySet()) {
+            got.put(name, taskMetrics.get(name) instanceof Number n ? n.doubleValue() : null);
+        }
+        assertEquals(want, got, "the task's plugin metrics (all of them: " + taskMetrics + ")");
+    }
+
+    private long count(E2eFeed.Fate fate) {
+        return sent.stream().filter(s -> s.input().fate() == fate).count();
     }
 
     /** " (bad record 1@7: label)" when a bad record carried this device id. */

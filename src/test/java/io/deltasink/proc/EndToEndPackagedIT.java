@@ -45,11 +45,13 @@ import io.deltasink.testing.Producers;
  * through the REST API from the zip's own {@code etc/sensor-events-local.json} with only the table
  * location changed (same topic, same dead letter queue settings), and a topic of 3 partitions fed
  * well-formed sensor events, device types with non-ASCII and path-hostile characters among them,
- * mixed with every kind of bad input ({@link E2eFeed}).
+ * mixed with every kind of bad input and a tombstone ({@link E2eFeed}).
  *
  * <p>Then: the table holds exactly the well-formed records, each once with its content and
  * partition values; the dead letter queue holds exactly the bad records, named by their original
- * coordinates in the context headers; every offset is one or the other; each partition's txn
+ * coordinates in the context headers; the tombstone is neither, skipped as the preset's default
+ * {@code behavior.on.null.values=ignore} says, and the task's plugin metrics (read over JMX) count
+ * it and the bad records; every other offset is one or the other; each partition's txn
  * version is its end offset; the table is whole for an independent reader (a Kernel scan of
  * every row, every file the log names on disk under the folder of its partition values); and its
  * timestamp statistics are valid and never let a reader skip the file of a row. All of these are
@@ -100,8 +102,11 @@ class EndToEndPackagedIT {
 
         WorkerProcess.Launch launch = new WorkerProcess.Launch(Jdks.require(17), PlainWorker.CURRENT.classPath())
                 .inCLocale();
+        WorkerJmx jmx = new WorkerJmx();
+        List<String> jvmArgs = new ArrayList<>(jmx.jvmArgs());
+        jvmArgs.add("-XshowSettings:properties");
         WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "end-to-end", work.resolve("worker"),
-                "384m", List.of("-XshowSettings:properties"), Map.of("plugin.path", pluginPath.toString()), launch);
+                "384m", jvmArgs, Map.of("plugin.path", pluginPath.toString()), launch);
         try (Admin admin = kafka.createAdminClient()) {
             worker.start();
             String startLog = Files.readString(worker.logFile());
@@ -114,6 +119,7 @@ class EndToEndPackagedIT {
             Map<TopicPartition, Optional<Long>> txn = awaitCaughtUpOrFailed(worker, connector, table, ends);
             List<ConsumerRecord<byte[], byte[]>> dlq = readAll(admin, dlqTopic);
             String status = String.valueOf(worker.connectorStatus(connector));
+            Map<String, Object> taskMetrics = jmx.taskMetrics("plugins", connector, 0);
 
             E2eOutcome outcome = new E2eOutcome(table, topic, sent, ends, txn, dlq, testStart);
             assertAll("end-to-end run of the shipped preset (task status " + status + ")",
@@ -122,7 +128,8 @@ class EndToEndPackagedIT {
                     outcome::statisticsAreValidAndCoverEveryRow,
                     outcome::rowsAreExactlyTheGoodRecords,
                     outcome::deadLetterQueueHoldsExactlyTheBadRecords,
-                    outcome::everyOffsetIsARowOrADeadLetterOnce);
+                    outcome::everyOffsetIsARowOrADeadLetterOnce,
+                    () -> outcome.skippedAndBadRecordsAreCounted(taskMetrics));
         } finally {
             worker.stop();
         }
