@@ -114,10 +114,7 @@ final class TableBatch {
     Optional<TableSnapshot> readTable() {
         Optional<TableSnapshot> snapshot;
         if (converter == null) {
-            snapshot = table.latest();
-            if (takeTableColumns(snapshot)) {
-                snapshot = Optional.of(ensureTable());
-            }
+            snapshot = table.latest().map(this::adoptTable);
         } else {
             snapshot = Optional.of(ensureTable());
         }
@@ -165,9 +162,11 @@ final class TableBatch {
     }
 
     /**
-     * Auto mode, first record: the converter of the table, if another task created it meanwhile,
-     * else the one derived from the record. False when the record gives no columns: it was handled
-     * as a bad record (the next record tries again).
+     * Auto mode, first record: the table's columns, the table created from the columns derived from
+     * the record when there is none (with table.auto.create; without it the derived columns, and the
+     * check that follows names the missing table). A table another task created meanwhile gives its
+     * own columns. False when the record gives no columns: it was handled as a bad record (the next
+     * record tries again).
      */
     private boolean chooseConverter(SinkRecord record) {
         RecordConverter derived;
@@ -178,24 +177,33 @@ final class TableBatch {
             metrics.badRecord();
             return false;
         }
-        if (!takeTableColumns(table.latest())) {
+        log.info("Columns derived from {}/{}@{}: {}", record.topic(), record.kafkaPartition(),
+                record.kafkaOffset(), derived.schema());
+        Optional<TableSnapshot> existing = config.autoCreate()
+                ? Optional.of(table.createOrRead(derived.schema(), config.partitionColumns(), config.tableProperties(),
+                        engineInfo))
+                : table.latest();
+        if (existing.isPresent()) {
+            adoptTable(existing.get());
+        } else {
             converter = derived;
-            log.info("Columns derived from {}/{}@{}: {}", record.topic(), record.kafkaPartition(),
-                    record.kafkaOffset(), converter.schema());
         }
         return true;
     }
 
-    /** Auto mode: an existing table's columns are the mapping; false when there is no table. */
-    private boolean takeTableColumns(Optional<TableSnapshot> existing) {
-        RecordConverter fromTable = existing.map(s -> converterFactory.forTable(s.rowSchema())).orElse(null);
-        if (fromTable == null) {
-            return false;
-        }
-        converter = fromTable;
-        log.info("Columns taken from the existing table {} (version {}): {}", storage.tableUri(),
-                existing.get().version(), converter.schema());
-        return true;
+    /**
+     * Auto mode: the table's columns are the mapping, checked against the same snapshot they were
+     * read from (a column another task adds right after is then known as theirs, not as one the
+     * mapping lacks).
+     */
+    private TableSnapshot adoptTable(TableSnapshot existing) {
+        converter = converterFactory.forTable(existing.rowSchema());
+        log.info("Columns taken from the table {} (version {}): {}", storage.tableUri(), existing.version(),
+                converter.schema());
+        TableSnapshot checked = table.checkFrom(existing, converter.schema(), config.partitionColumns(),
+                config.tableProperties(), engineInfo, evolution);
+        tableChecked = true;
+        return checked;
     }
 
     /**
@@ -218,15 +226,24 @@ final class TableBatch {
             }
             return;
         }
-        RowSchema current = table.latest().map(TableSnapshot::rowSchema).orElse(converter.schema());
+        // the wider columns are built from one read of the table, and evolved from that same read: a
+        // column another task adds in between is then known as theirs, not as one the mapping lacks
+        Optional<TableSnapshot> basis = table.latest();
+        RowSchema current = basis.map(TableSnapshot::rowSchema).orElse(converter.schema());
         List<Column> wanted = new ArrayList<>(current.columns());
         wanted.addAll(AutoMapping.newColumns(record, current));
         RowSchema widened = new RowSchema(wanted);
-        TableSnapshot evolved = config.autoCreate()
-                ? table.createOrCheck(widened, config.partitionColumns(), config.tableProperties(), engineInfo, evolution)
-                : table.checkExisting(widened, config.partitionColumns(), config.tableProperties(), engineInfo, evolution)
-                        .orElseThrow(() -> new ConnectException("The Delta table at " + storage.tableUri()
-                                + " disappeared while the connector was adding columns " + added));
+        TableSnapshot evolved;
+        if (basis.isPresent()) {
+            evolved = table.checkFrom(basis.get(), widened, config.partitionColumns(), config.tableProperties(),
+                    engineInfo, evolution);
+        } else if (config.autoCreate()) {
+            evolved = table.createOrCheck(widened, config.partitionColumns(), config.tableProperties(), engineInfo,
+                    evolution);
+        } else {
+            throw new ConnectException("The Delta table at " + storage.tableUri()
+                    + " disappeared while the connector was adding columns " + added);
+        }
         if (writer != null) {
             closedRows += writer.rowsBuffered();
             closedFiles.addAll(writer.finish());

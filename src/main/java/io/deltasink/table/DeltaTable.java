@@ -203,11 +203,25 @@ public final class DeltaTable {
         Objects.requireNonNull(partitionColumns, "partitionColumns");
         Objects.requireNonNull(tableProperties, "tableProperties");
         Objects.requireNonNull(engineInfo, "engineInfo");
+        return check(createOrRead(schema, partitionColumns, tableProperties, engineInfo), schema, partitionColumns,
+                tableProperties, engineInfo, evolution);
+    }
+
+    /**
+     * The latest snapshot, the table created first (version 0: protocol and metaData only) when there
+     * is none; when another writer creates it at the same moment, the winner's table. Nothing is
+     * checked against {@code schema} beyond the partition-column rules: an existing table is returned
+     * as it is (see {@link #checkFrom}).
+     *
+     * @throws IllegalArgumentException when the partition columns break a rule of {@link PartitionSpec}
+     */
+    public TableSnapshot createOrRead(RowSchema schema, List<String> partitionColumns,
+                                      Map<String, String> tableProperties, String engineInfo) {
         PartitionSpec.of(schema, partitionColumns); // the partition-column rules, before anything is written
         checkTableProperties(tableProperties);
         Optional<TableSnapshot> existing = latest();
         if (existing.isPresent()) {
-            return check(existing.get(), schema, partitionColumns, tableProperties, engineInfo, evolution);
+            return existing.get();
         }
         try {
             Transaction txn = TableManager.buildCreateTableTransaction(tablePath, KernelTypes.schemaOf(schema), engineInfo)
@@ -229,9 +243,8 @@ public final class DeltaTable {
             }
             log.info("Delta table {} was created by another writer first; checking it", tablePath);
         }
-        TableSnapshot created = latest().orElseThrow(() ->
+        return latest().orElseThrow(() ->
                 new IllegalStateException("Delta table " + tablePath + " not found right after it was created"));
-        return check(created, schema, partitionColumns, tableProperties, engineInfo, evolution);
     }
 
     /**
@@ -493,6 +506,22 @@ public final class DeltaTable {
             root = root.getCause();
         }
         return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
+    }
+
+    /**
+     * Checks {@code basis}, the snapshot the caller built the mapping from, as {@link #createOrCheck}
+     * checks the latest one, adding the mapping's missing columns when {@code evolution} allows: a
+     * nullable column another writer adds after {@code basis} is accepted although the mapping lacks
+     * it (rows of this writer read null there), as when the other writer wins the race for a version.
+     * {@link #createOrCheck} reads the table afresh and so refuses such a column.
+     *
+     * @throws TableMismatchException when the table differs in a way adding columns cannot mend
+     */
+    public TableSnapshot checkFrom(TableSnapshot basis, RowSchema schema, List<String> partitionColumns,
+                                   Map<String, String> tableProperties, String engineInfo, SchemaEvolution evolution) {
+        Objects.requireNonNull(evolution, "evolution");
+        PartitionSpec.of(schema, partitionColumns);
+        return check(basis, schema, partitionColumns, tableProperties, engineInfo, evolution);
     }
 
     /**

@@ -243,6 +243,35 @@ class SchemaEvolutionTest {
     }
 
     @Test
+    void aColumnAddedAfterTheReadTheMappingWasBuiltFromIsTheOtherWritersNotOneTheMappingLacks() {
+        String path = Fixtures.tablePath(dir);
+        DeltaTable table = tableWithOneRow(path);
+        TableSnapshot basis = table.latest().orElseThrow();
+        // another writer adds humidity after this one read the table and before it evolves it
+        new DeltaTable(Fixtures.engine(), path).createOrCheck(plus(SCHEMA, HUMIDITY), PARTITIONS, Map.of(), "rival",
+                SchemaEvolution.ADD_COLUMNS);
+
+        // read afresh, the table has a column the mapping lacks
+        assertThrows(TableMismatchException.class, () -> table.createOrCheck(plus(SCHEMA, BATTERY), PARTITIONS,
+                Map.of(), ENGINE_INFO, SchemaEvolution.ADD_COLUMNS));
+        // evolved from the read the mapping came from, humidity is the rival's and battery is added on top
+        TableSnapshot s = table.checkFrom(basis, plus(SCHEMA, BATTERY), PARTITIONS, Map.of(), ENGINE_INFO,
+                SchemaEvolution.ADD_COLUMNS);
+
+        assertEquals(3, s.version());
+        List<String> names = DeltaTableReader.columnNames(path);
+        assertTrue(names.contains("humidity") && names.contains("battery"), names.toString());
+        assertEquals(11, names.size(), names.toString());
+        // a real difference is still refused from an old read
+        TableMismatchException e = assertThrows(TableMismatchException.class, () -> table.checkFrom(basis,
+                plus(SCHEMA, Column.of("humidity", ColumnType.STRING, true)), PARTITIONS, Map.of(), ENGINE_INFO,
+                SchemaEvolution.ADD_COLUMNS));
+        assertEquals(List.of("column 'humidity' type differs: table says double, mapping says string"),
+                e.differences());
+        assertEquals(3, DeltaTableReader.version(path));
+    }
+
+    @Test
     void twoWritersAddingTheSameColumnCommitItOnce() {
         String path = Fixtures.tablePath(dir);
         tableWithOneRow(path);
