@@ -10,12 +10,15 @@ import org.apache.kafka.common.metrics.stats.CumulativeCount;
 import org.apache.kafka.common.metrics.stats.CumulativeSum;
 import org.apache.kafka.common.metrics.stats.Max;
 import org.apache.kafka.connect.sink.SinkTaskContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Metrics registered through the worker's per-task plugin metrics (KIP-877, Kafka 4.1 and later):
  * the worker tags them with connector and task and removes them when the task stops.
  */
 public final class PluginSinkMetrics implements SinkMetrics {
+    private static final Logger log = LoggerFactory.getLogger(PluginSinkMetrics.class);
     private final Sensor commits;
     private final Sensor rows;
     private final Sensor files;
@@ -59,14 +62,23 @@ public final class PluginSinkMetrics implements SinkMetrics {
         return sensor;
     }
 
-    /** Plugin metrics of the task, or {@link SinkMetrics#NOOP} on a worker that has none (before Kafka 4.1). */
+    /**
+     * Plugin metrics of the task, or {@link SinkMetrics#NOOP} on a worker that has none (before Kafka
+     * 4.1), which is logged once per task so an operator looking for the metrics learns why.
+     */
     public static SinkMetrics of(SinkTaskContext context) {
+        PluginMetrics metrics;
         try {
-            PluginMetrics metrics = context.pluginMetrics();
-            return metrics == null ? NOOP : new PluginSinkMetrics(metrics);
+            metrics = context.pluginMetrics();
         } catch (NoSuchMethodError | AbstractMethodError | UnsupportedOperationException e) {
+            metrics = null;
+        }
+        if (metrics == null) {
+            log.info("This Connect worker gives tasks no plugin metrics (KIP-877, Kafka 4.1 or later): the "
+                    + "connector's delta-* metrics are not registered; its log reports every commit");
             return NOOP;
         }
+        return new PluginSinkMetrics(metrics);
     }
 
     @Override

@@ -136,6 +136,8 @@ class PluginPathWorkerPackagedIT {
 
             verifyTable(table, codec, events);
             verifyMetrics(jmx, connector, kind, events);
+            assertEquals(kind != PlainWorker.CURRENT, log.contains("gives tasks no plugin metrics"),
+                    "a worker without plugin metrics is named in the log at the task's start, only then");
             verifyOffsetsApi(worker, connector, topic, table, ends);
         } finally {
             worker.stop();
