@@ -1,8 +1,6 @@
 package io.deltasink.proc;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +23,7 @@ import javax.management.remote.JMXServiceURL;
  * loopback port, without authentication or TLS) and each read opens a connection of its own.
  */
 final class WorkerJmx {
-    private final int port = freePort();
+    private final int port = WorkerProcess.freePort();
 
     /** JVM options that open the worker's JMX agent on this port, on the loopback address only. */
     List<String> jvmArgs() {
@@ -103,14 +101,5 @@ final class WorkerJmx {
     private static String value(ObjectName name, String key) {
         String v = name.getKeyProperty(key);
         return v != null && v.startsWith("\"") ? ObjectName.unquote(v) : v;
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("No free port", e);
-        }
     }
 }

@@ -498,7 +498,8 @@ public final class WorkerProcess implements AutoCloseable {
         return "\"" + arg.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
-    private static int freePort() {
+    /** A TCP port free at the moment of the call. */
+    static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             socket.setReuseAddress(true);
             return socket.getLocalPort();
