@@ -4,9 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * The common case of {@link StreamingPaths} without a general JSON parser: one pass over the
@@ -26,9 +24,11 @@ final class JsonScanner extends JsonChars {
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private final Json json;
     private Object[] out;
-    /** Triples of a node, the JSON text it holds (char[]) and the text's length, still to read. */
-    private final List<Object> texts = new ArrayList<>(6);
-    /** Per field text of a value (in the order of {@link #texts}), its characters, kept for the next value. */
+    /** The field texts of this value still to read: {@code textCount} nodes, each with its text's length. */
+    private FieldTree[] textNodes = new FieldTree[2];
+    private int[] textLengths = new int[2];
+    private int textCount;
+    /** Per field text of a value (in the order of {@link #textNodes}), its characters, kept for the next value. */
     private char[][] textBuffers = new char[2][];
     /** The characters of the last value read, kept for the next. */
     private char[] buffer = new char[0];
@@ -61,7 +61,7 @@ final class JsonScanner extends JsonChars {
     /** {@link #resolve(FieldTree, Object, Json, Object[])} with this scanner's buffers. */
     boolean read(FieldTree root, Object value, Object[] out) {
         this.out = out;
-        texts.clear();
+        textCount = 0;
         if (lastText == null || lastText.length != out.length) {
             lastText = new String[out.length];
             lastChars = new char[out.length][];
@@ -86,8 +86,9 @@ final class JsonScanner extends JsonChars {
         if (!document(root, buffer, length)) {
             return false;
         }
-        for (int k = 0; k < texts.size(); k += 3) {
-            if (!document((FieldTree) texts.get(k), (char[]) texts.get(k + 1), (Integer) texts.get(k + 2))) {
+        // a text read here can add texts of its own: textCount is read again each time
+        for (int k = 0; k < textCount; k++) {
+            if (!document(textNodes[k], textBuffers[k], textLengths[k])) {
                 return false;
             }
         }
@@ -265,9 +266,11 @@ final class JsonScanner extends JsonChars {
                 return false;
             }
             // the k-th text of a value keeps its buffer from value to value: never the one being read
-            int slot = texts.size() / 3;
+            int slot = textCount;
             if (slot == textBuffers.length) {
                 textBuffers = Arrays.copyOf(textBuffers, slot * 2);
+                textNodes = Arrays.copyOf(textNodes, slot * 2);
+                textLengths = Arrays.copyOf(textLengths, slot * 2);
             }
             char[] text;
             if (escaped) {
@@ -288,9 +291,9 @@ final class JsonScanner extends JsonChars {
                     && !assign(node, new String(text, 0, length))) {
                 return false;
             }
-            texts.add(node);
-            texts.add(text);
-            texts.add(length);
+            textNodes[slot] = node;
+            textLengths[slot] = length;
+            textCount = slot + 1;
             return true;
         }
         Object plain = t == '"' && !hasChildren ? text(node) : scalar();

@@ -99,7 +99,8 @@ public final class MappingConverter implements RecordConverter {
             ColumnSpec spec = specs.get(i);
             sources[i] = spec.source();
             coercions[i] = Coercions.of(spec, numericUnit, json);
-            nullProblems[i] = nullProblem(spec.source());
+            // only a column that takes no null has a message for one
+            nullProblems[i] = schema.column(i).nullable() ? null : nullProblem(spec.source());
             textFirst[i] = spec.source() instanceof Source.Meta m && m.isText();
             if (spec.source() instanceof Source.DateOf dateOf) {
                 derived[d] = i;
@@ -179,7 +180,7 @@ public final class MappingConverter implements RecordConverter {
     }
 
     private void checkNull(SinkRecord record, int i, Object value) {
-        if (value == null && !schema.column(i).nullable()) {
+        if (value == null && nullProblems[i] != null) {
             throw new RecordConversionException(record, schema.column(i).name(), null, nullProblems[i]);
         }
     }

@@ -64,6 +64,13 @@ final class ByteSink {
         size += 8;
     }
 
+    /** The low {@code count} bytes (0 to 8) of {@code v}, little endian. */
+    void putLowBytesLE(long v, int count) {
+        ensure(Long.BYTES);
+        LONG.set(bytes, size, v);
+        size += count;
+    }
+
     void putBytes(byte[] b, int offset, int length) {
         ensure(length);
         System.arraycopy(b, offset, bytes, size, length);

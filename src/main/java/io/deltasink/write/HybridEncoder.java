@@ -50,6 +50,25 @@ final class HybridEncoder {
         if (bitWidth == 0) {
             return;
         }
+        if (bitWidth <= Byte.SIZE) {
+            // a group of 8 values is bitWidth bytes, one long: whole groups without a bound check, then the last
+            int k = from;
+            for (int whole = count >>> 3; whole > 0; whole--) {
+                long packed = 0;
+                for (int shift = 0; shift < 8 * bitWidth; shift += bitWidth) {
+                    packed |= (long) values[k++] << shift;
+                }
+                out.putLowBytesLE(packed, bitWidth);
+            }
+            if ((count & 7) != 0) {
+                long packed = 0;
+                for (int shift = 0; k < from + count; shift += bitWidth) {
+                    packed |= (long) values[k++] << shift;
+                }
+                out.putLowBytesLE(packed, bitWidth);
+            }
+            return;
+        }
         long buffer = 0;
         int bits = 0;
         int end = from + groups * 8;

@@ -13,12 +13,21 @@ final class RowChecker {
     private final RowSchema schema;
     /** Per column, the class its values must have (looked up once, not per value). */
     private final Class<?>[] expected;
+    /** Per column, whether it takes nulls and whether its values are nested (looked up once, not per value). */
+    private final boolean[] nullable;
+    private final boolean[] nested;
 
     RowChecker(RowSchema schema) {
         this.schema = schema;
-        this.expected = new Class<?>[schema.size()];
-        for (int i = 0; i < expected.length; i++) {
-            expected[i] = expectedClass(schema.column(i));
+        int n = schema.size();
+        this.expected = new Class<?>[n];
+        this.nullable = new boolean[n];
+        this.nested = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            Column c = schema.column(i);
+            expected[i] = expectedClass(c);
+            nullable[i] = c.nullable();
+            nested[i] = c.nested() != null;
         }
     }
 
@@ -30,16 +39,15 @@ final class RowChecker {
         if (row == null) {
             throw new IllegalArgumentException("row is null");
         }
-        if (row.length != schema.size()) {
+        if (row.length != expected.length) {
             throw new IllegalArgumentException("row has " + row.length + " values but the schema has "
                     + schema.size() + " columns");
         }
         for (int i = 0; i < row.length; i++) {
             Object v = row[i];
             if (v == null) {
-                Column c = schema.column(i);
-                if (!c.nullable()) {
-                    throw new RowRejectedException(c.name(), null, "null in a column that is not nullable");
+                if (!nullable[i]) {
+                    throw new RowRejectedException(schema.column(i).name(), null, "null in a column that is not nullable");
                 }
                 continue;
             }
@@ -51,7 +59,7 @@ final class RowChecker {
             }
             if (v instanceof BigDecimal d) {
                 checkDecimal(schema.column(i), d);
-            } else if (schema.column(i).nested() != null) {
+            } else if (nested[i]) {
                 NestedRecords.check(schema.column(i), v);
             }
         }
