@@ -2,7 +2,10 @@ package io.deltasink.convert;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -30,6 +33,8 @@ final class JsonScanner extends JsonChars {
     private int textCount;
     /** Per field text of a value (in the order of {@link #textNodes}), its characters, kept for the next value. */
     private char[][] textBuffers = new char[2][];
+    /** Widens ASCII bytes into {@link #buffer} without a String between them. */
+    private final CharsetDecoder latin1 = StandardCharsets.ISO_8859_1.newDecoder();
     /** The characters of the last value read, kept for the next. */
     private char[] buffer = new char[0];
     /**
@@ -80,8 +85,9 @@ final class JsonScanner extends JsonChars {
             }
             length = b.length;
             char[] chars = buffer(length);
-            // Latin-1 bytes as a String (a copy), then widened into chars: both loops the JVM vectorizes
-            new String(b, StandardCharsets.ISO_8859_1).getChars(0, length, chars, 0);
+            // widened straight into the buffer by the Latin-1 decoder (every byte is ASCII here)
+            latin1.reset();
+            latin1.decode(ByteBuffer.wrap(b), CharBuffer.wrap(chars, 0, length), true);
         }
         if (!document(root, buffer, length)) {
             return false;
