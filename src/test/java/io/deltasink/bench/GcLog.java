@@ -49,7 +49,7 @@ record GcLog(long maxBefore, long maxAfter, long maxCapacity, int collections, i
         return new GcLog(before, after, capacity, collections, pauses, ms);
     }
 
-    /** Heap left after each full collection (jcmd GC.run logs "Pause Full (Diagnostic Command)"). */
+    /** Heap left after each full collection (jcmd GC.class_histogram logs "Pause Full (Heap Inspection Initiated GC)"). */
     static List<Long> fullGcHeapsAfter(List<String> lines) {
         List<Long> out = new ArrayList<>();
         for (String line : lines) {

@@ -49,8 +49,10 @@ import io.deltasink.testing.TableLocation;
  * day), {@code storage=s3} (the table on an S3 server, S3Proxy on 127.0.0.1 in a JVM of its own,
  * through the MinIO preset), {@code fetch=N} (the consumer's fetch.max.bytes through
  * consumer.override.*; default the preset's, {@code kafka} Kafka's own 50 MiB), {@code poll=N} (its
- * max.poll.records). {@code jfr=profile} records the worker with the JDK's "profile"
- * settings instead of "default" and keeps the recording for a look at hot methods and allocation.
+ * max.poll.records), {@code jvm=bare,kafka,-XX:...} (the worker's JVM options besides its heap: the
+ * JDK's own, those of Kafka's start scripts, or one option as it is). {@code jfr=profile} records the
+ * worker with the JDK's "profile" settings instead of "default" and keeps the recording for a look at
+ * hot methods and allocation.
  *
  * <p>Peak heap comes from the worker's GC log (-Xlog:gc): the largest heap occupancy seen when a
  * collection started (everything allocated, garbage included) and the largest left after one (the
@@ -67,7 +69,10 @@ public final class ThroughputBench {
     private static final int DEVICE_TYPES = 20;
     private static final String FETCH_MAX_BYTES = "consumer.override.fetch.max.bytes";
     private static final List<String> OPTIONS = List.of("tasks", "compression", "background", "value", "partitions", "storage",
-            "jfr", "poll", "fetch");
+            "jfr", "poll", "fetch", "jvm");
+    /** kafka-run-class.sh's KAFKA_JVM_PERFORMANCE_OPTS (less -server and MaxInlineLevel=15, the JDK's own defaults now). */
+    private static final List<String> KAFKA_SCRIPT_JVM = List.of("-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+            "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true");
 
     private ThroughputBench() {
     }
@@ -81,7 +86,7 @@ public final class ThroughputBench {
      * Args: [events, default 1000000] [worker offset.flush.interval.ms, default 1000] [tasks=1,..]
      * [compression=snappy,..] [partitions=P] [storage=s3] [jfr=default|profile] [poll=default,N,..] (the
      * consumer's max.poll.records, through consumer.override.*; default: the preset's, else Kafka's 500)
-     * [fetch=default,kafka,N,..] (its fetch.max.bytes; default: the preset's).
+     * [fetch=default,kafka,N,..] (its fetch.max.bytes; default: the preset's) [jvm=bare,kafka,-XX:..,..].
      */
     public static void main(String[] args) throws Exception {
         BenchArgs parsed = BenchArgs.parse(args);
@@ -100,6 +105,7 @@ public final class ThroughputBench {
         keys.put("value", "bytes");
         keys.put("poll", "default");
         keys.put("fetch", "default");
+        keys.put("jvm", "bare");
         List<Map<String, String>> runs = parsed.runs(keys);
 
         double loadBefore = loadAverage();
@@ -151,11 +157,11 @@ public final class ThroughputBench {
     /** The result table, one line per run. */
     static String table(List<Result> results) {
         StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
-                "%-5s %-8s %-6s %-6s %-7s %9s %9s %7s %7s %6s %7s %9s %9s %10s %12s %s%n", "tasks", "codec", "bg", "value", "fetch",
+                "%-5s %-8s %-6s %-6s %-7s %9s %9s %7s %7s %6s %7s %9s %9s %10s %12s %-13s %s%n", "tasks", "codec", "bg", "value", "fetch",
                 "events/s",
-                "steady/s", "seconds", "commits", "files", "MB", "peak heap", "live heap", "GC pauses", "forks", "rows"));
+                "steady/s", "seconds", "commits", "files", "MB", "peak heap", "live heap", "GC pauses", "forks", "rows", "jvm"));
         for (Result r : results) {
-            out.append(String.format(Locale.ROOT, "%-5s %-8s %-6s %-6s %-7s %,9.0f %9s %7.1f %7d %6d %7.1f %6d MB %6d MB %7.0f ms %12s %s%n",
+            out.append(String.format(Locale.ROOT, "%-5s %-8s %-6s %-6s %-7s %,9.0f %9s %7.1f %7d %6d %7.1f %6d MB %6d MB %7.0f ms %12s %-13s %s%n",
                     r.run.get("tasks"), r.run.get("compression"), r.run.get("background"), r.run.get("value"),
                     r.run.get("fetch"), r.events / r.seconds,
                     Double.isNaN(r.steady) ? "n/a" : String.format(Locale.ROOT, "%,.0f", r.steady), r.seconds,
@@ -164,9 +170,30 @@ public final class ThroughputBench {
                     r.forks.processes() < 0 ? "n/a" : r.forks.processes() + (r.commits > 0
                             ? String.format(Locale.ROOT, " (%.1f/c)", (double) r.forks.processes() / r.commits) : ""),
                     r.rows == r.events ? String.format(Locale.ROOT, "%,d = N", r.rows)
-                            : String.format(Locale.ROOT, "%,d NOT N", r.rows)));
+                            : String.format(Locale.ROOT, "%,d NOT N", r.rows), r.run.get("jvm")));
         }
         return out.toString().stripTrailing();
+    }
+
+    /**
+     * The worker's JVM options besides -Xmx: the GC log and Flight Recorder always, then {@code bare}
+     * nothing more, {@code kafka} the options Kafka's start scripts give a worker, or one option as it
+     * is ({@code -XX:...}).
+     */
+    static List<String> workerJvm(String jvm, Path gcLog, String jfrSettings) {
+        List<String> out = new ArrayList<>(List.of("-Xlog:gc:file=" + gcLog,
+                "-XX:StartFlightRecording=name=bench,settings=" + jfrSettings));
+        switch (jvm) {
+            case "bare" -> { }
+            case "kafka" -> out.addAll(KAFKA_SCRIPT_JVM);
+            default -> {
+                if (!jvm.startsWith("-")) {
+                    throw new IllegalArgumentException("jvm=bare, kafka or one JVM option, not " + jvm);
+                }
+                out.add(jvm);
+            }
+        }
+        return out;
     }
 
     private static Result run(EmbeddedKafkaCluster kafka, Map<TopicPartition, Long> ends, Map<String, String> run,
@@ -176,7 +203,7 @@ public final class ThroughputBench {
         Path jfr = dir.resolve("worker.jfr");
         int tasks = Integer.parseInt(run.get("tasks"));
         WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "bench-" + index, dir.resolve("worker"), HEAP,
-                List.of("-Xlog:gc:file=" + gcLog, "-XX:StartFlightRecording=name=bench,settings=" + jfrSettings),
+                workerJvm(run.get("jvm"), gcLog, jfrSettings),
                 Map.of("offset.flush.interval.ms", flushIntervalMs));
         try {
             worker.start();
@@ -395,10 +422,12 @@ public final class ThroughputBench {
         }
     }
 
-    /** Forces a full GC in the worker (jcmd GC.run) and returns the heap left after it, in MB. */
+    /** Forces a full GC in the worker (jcmd GC.class_histogram) and returns the heap left after it, in MB. */
     private static long fullGcHeapAfter(WorkerProcess worker, Path gcLog) throws IOException, InterruptedException {
         int before = systemGcs(gcLog).size();
-        worker.jcmd("GC.run");
+        // a heap histogram collects in full first, also where -XX:+ExplicitGCInvokesConcurrent (jvm=kafka)
+        // turns GC.run into a concurrent cycle
+        worker.jcmd("GC.class_histogram");
         for (int attempt = 0; attempt < 100; attempt++) {
             List<Long> after = systemGcs(gcLog);
             if (after.size() > before) {
@@ -406,7 +435,7 @@ public final class ThroughputBench {
             }
             Thread.sleep(100);
         }
-        throw new IllegalStateException("No full GC logged in " + gcLog + " after jcmd GC.run");
+        throw new IllegalStateException("No full GC logged in " + gcLog + " after jcmd GC.class_histogram");
     }
 
     private static List<Long> systemGcs(Path gcLog) throws IOException {
