@@ -51,18 +51,11 @@ final class HybridEncoder {
             return;
         }
         if (bitWidth <= Byte.SIZE) {
-            // a group of 8 values is bitWidth bytes, one long: whole groups without a bound check, then the last
-            int k = from;
-            for (int whole = count >>> 3; whole > 0; whole--) {
+            // a group of 8 values is bitWidth bytes, one long; the last group's missing values are zeros
+            int end = from + count;
+            for (int k = from; k < end; ) {
                 long packed = 0;
-                for (int shift = 0; shift < 8 * bitWidth; shift += bitWidth) {
-                    packed |= (long) values[k++] << shift;
-                }
-                out.putLowBytesLE(packed, bitWidth);
-            }
-            if ((count & 7) != 0) {
-                long packed = 0;
-                for (int shift = 0; k < from + count; shift += bitWidth) {
+                for (int shift = 0, stop = Math.min(k + 8, end); k < stop; shift += bitWidth) {
                     packed |= (long) values[k++] << shift;
                 }
                 out.putLowBytesLE(packed, bitWidth);
