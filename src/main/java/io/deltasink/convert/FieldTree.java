@@ -1,6 +1,7 @@
 package io.deltasink.convert;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -22,7 +23,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 final class FieldTree {
     private final String segment;
     /** The segment's characters, to compare with a name in a scanner's buffer. */
-    private final char[] segmentChars;
+    private final byte[] segmentBytes;
     private final int index;
     private final String path;
     private final Map<String, FieldTree> childMap = new LinkedHashMap<>();
@@ -46,7 +47,7 @@ final class FieldTree {
     private FieldTree(String segment, String path) {
         // interned as a JSON parser interns names, so that a child is found by identity first
         this.segment = segment == null ? null : segment.intern();
-        this.segmentChars = segment == null ? null : segment.toCharArray();
+        this.segmentBytes = segment == null ? null : segment.getBytes(StandardCharsets.UTF_8);
         this.path = path;
         this.index = segment != null && !segment.isEmpty() && segment.chars().allMatch(Character::isDigit)
                 && segment.length() < 10 ? Integer.parseInt(segment) : -1;
@@ -117,10 +118,10 @@ final class FieldTree {
         return childMap.get(name);
     }
 
-    /** True when this node's segment is the text {@code chars[off, off + len)}. */
-    boolean is(char[] chars, int off, int len) {
-        return segmentChars != null && segmentChars.length == len
-                && Arrays.equals(segmentChars, 0, len, chars, off, off + len);
+    /** True when this node's segment is the UTF-8 text {@code bytes[off, off + len)}. */
+    boolean is(byte[] bytes, int off, int len) {
+        return segmentBytes != null && segmentBytes.length == len
+                && Arrays.equals(segmentBytes, 0, len, bytes, off, off + len);
     }
 
     int position() {

@@ -1,52 +1,51 @@
 package io.deltasink.convert;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CharsetEncoder;
+import java.nio.charset.CoderResult;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The common case of {@link StreamingPaths} without a general JSON parser: one pass over the
- * characters of strict, plain JSON (ASCII bytes, or a String without surrogates) that hands each
- * wanted scalar to its columns as {@link StreamingPaths} would: text as a String, integers as
- * Integer or Long, floats as their exact BigDecimal ({@link JsonNumbers}), booleans, null.
+ * The common case of {@link StreamingPaths} without a general JSON parser: one pass over the UTF-8
+ * bytes of strict, plain JSON (the value's own bytes, or a String's encoded once into a buffer of
+ * the scanner) that hands each wanted scalar to its columns as {@link StreamingPaths} would: text as
+ * a String, integers as Integer or Long, floats as their exact BigDecimal ({@link JsonNumbers}),
+ * booleans, null.
  *
- * <p>It gives up (returns false) on everything else, before deciding anything: any byte above
- * ASCII, surrogates, a string escape other than the standard ones or one giving a surrogate, an
- * escaped key, an integer beyond a long, a float {@link JsonNumbers} leaves to the parser, a
- * number or string longer than any seen in events, deep nesting, an object or list a column takes
- * whole, a {@code raw(...)} of anything but text or null, and whatever the JSON grammar does not
- * allow (the parser and the tree path then say what is wrong). So what it accepts, Jackson accepts
- * too and reads into the same values.
+ * <p>It gives up (returns false) on everything else, before deciding anything: a byte beyond ASCII
+ * outside a string, UTF-8 in a string that is not well formed or stands for a character beyond
+ * U+FFFF, a String with an unpaired surrogate, a string escape other than the standard ones or one
+ * giving a surrogate, an escaped key, an integer beyond a long, a float {@link JsonNumbers} leaves
+ * to the parser, a number or string longer than any seen in events, deep nesting, an object or list
+ * a column takes whole, a {@code raw(...)} of anything but text or null, and whatever the JSON
+ * grammar does not allow (the parser and the tree path then say what is wrong). So what it accepts,
+ * Jackson accepts too and reads into the same values.
  */
-final class JsonScanner extends JsonChars {
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+final class JsonScanner extends JsonBytes {
     private final Json json;
     private Object[] out;
     /** The field texts of this value still to read: {@code textCount} nodes, each with its text's length. */
     private FieldTree[] textNodes = new FieldTree[2];
     private int[] textLengths = new int[2];
     private int textCount;
-    /** Per field text of a value (in the order of {@link #textNodes}), its characters, kept for the next value. */
-    private char[][] textBuffers = new char[2][];
-    /** Widens ASCII bytes into {@link #buffer} without a String between them. */
-    private final CharsetDecoder latin1 = StandardCharsets.ISO_8859_1.newDecoder();
-    /** The characters of the last value read, kept for the next. */
-    private char[] buffer = new char[0];
+    /** Per field text of a value (in the order of {@link #textNodes}), its bytes, kept for the next value. */
+    private byte[][] textBuffers = new byte[2][];
+    /** A String value's characters, then its UTF-8 (reporting an unpaired surrogate), kept for the next value. */
+    private final CharsetEncoder utf8 = StandardCharsets.UTF_8.newEncoder();
+    private char[] chars = new char[0];
+    private byte[] encoded = new byte[0];
     /**
-     * Per column (its first column of a node), the last text read and its characters: a value
-     * equal to the last one is the same String again, neither decoded nor allocated anew.
+     * Per column (its first column of a node), the last text read and its bytes: a value equal to
+     * the last one is the same String again, neither decoded nor allocated anew.
      */
     private String[] lastText;
-    private char[][] lastChars;
+    private byte[][] lastBytes;
     /** Per column, reuses of the last text minus misses; caching stops below {@link #GIVE_UP_REUSE}. */
     private int[] reuseScore;
     private static final int GIVE_UP_REUSE = -64;
-    private static final int MAX_REUSE_CHARS = 64;
+    private static final int MAX_REUSE_BYTES = 64;
 
     /** A scanner to read one value after another on one thread; its buffers are kept between values. */
     JsonScanner(Json json) {
@@ -69,61 +68,67 @@ final class JsonScanner extends JsonChars {
         textCount = 0;
         if (lastText == null || lastText.length != out.length) {
             lastText = new String[out.length];
-            lastChars = new char[out.length][];
+            lastBytes = new byte[out.length][];
             reuseScore = new int[out.length];
         }
-        int length;
-        if (value instanceof String s) {
-            length = s.length();
-            char[] chars = buffer(length);
-            s.getChars(0, length, chars, 0);
-        } else {
-            byte[] b = (byte[]) value;
-            if (!ascii(b)) {
-                // a byte beyond ASCII: UTF-8 is left to the parser
+        try {
+            byte[] bytes;
+            int length;
+            if (value instanceof String s) {
+                length = encode(s);
+                if (length < 0) {
+                    return false;
+                }
+                bytes = encoded;
+            } else {
+                bytes = (byte[]) value;
+                length = bytes.length;
+            }
+            if (!document(root, bytes, length)) {
                 return false;
             }
-            length = b.length;
-            char[] chars = buffer(length);
-            // widened straight into the buffer by the Latin-1 decoder (every byte is ASCII here)
-            latin1.reset();
-            latin1.decode(ByteBuffer.wrap(b), CharBuffer.wrap(chars, 0, length), true);
-        }
-        if (!document(root, buffer, length)) {
-            return false;
-        }
-        // a text read here can add texts of its own: textCount is read again each time
-        for (int k = 0; k < textCount; k++) {
-            if (!document(textNodes[k], textBuffers[k], textLengths[k])) {
-                return false;
+            // a text read here can add texts of its own: textCount is read again each time
+            for (int k = 0; k < textCount; k++) {
+                if (!document(textNodes[k], textBuffers[k], textLengths[k])) {
+                    return false;
+                }
             }
+            return true;
+        } finally {
+            c = null; // the value's bytes are not kept
         }
-        return true;
     }
 
-    private char[] buffer(int length) {
-        if (buffer.length < length) {
-            buffer = new char[Math.max(length, buffer.length * 2)];
+    /** The String's UTF-8 into {@link #encoded}: its length, or -1 for a String with an unpaired surrogate. */
+    private int encode(String s) {
+        int length = s.length();
+        if (chars.length < length) {
+            chars = new char[Math.max(length, chars.length * 2)];
         }
-        return buffer;
-    }
-
-    /** True when every byte is ASCII (below 0x80): eight at a time, then the rest. */
-    static boolean ascii(byte[] b) {
-        int k = 0;
-        long all = 0;
-        for (int last = b.length - Long.BYTES; k <= last; k += Long.BYTES) {
-            all |= (long) LONGS.get(b, k);
+        s.getChars(0, length, chars, 0);
+        if (encoded.length < length) {
+            encoded = new byte[Math.max(length, encoded.length * 2)];
         }
-        for (; k < b.length; k++) {
-            all |= b[k];
+        CharBuffer in = CharBuffer.wrap(chars, 0, length);
+        utf8.reset();
+        ByteBuffer to = ByteBuffer.wrap(encoded);
+        while (true) {
+            CoderResult result = utf8.encode(in, to, true);
+            if (result.isError()) {
+                return -1;
+            }
+            if (result.isUnderflow()) {
+                return to.position();
+            }
+            // beyond ASCII: more bytes than characters
+            encoded = Arrays.copyOf(encoded, encoded.length * 2);
+            to = ByteBuffer.wrap(encoded, to.position(), encoded.length - to.position());
         }
-        return (all & 0x8080808080808080L) == 0;
     }
 
     /** A whole JSON text as the value of {@code node}, which has children: an object, a list or null, nothing after it. */
-    private boolean document(FieldTree node, char[] chars, int length) {
-        c = chars;
+    private boolean document(FieldTree node, byte[] bytes, int length) {
+        c = bytes;
         i = 0;
         end = length;
         depth = 0;
@@ -144,7 +149,7 @@ final class JsonScanner extends JsonChars {
             case '[':
                 return list(node);
             case 'n':
-                return literal("null");
+                return literal(NULL);
             default:
                 return false;
         }
@@ -166,7 +171,7 @@ final class JsonScanner extends JsonChars {
             return true;
         }
         while (true) {
-            if (c[i] != '"' || !string() || escaped || stringLength > MAX_NAME_CHARS) {
+            if (c[i] != '"' || !string() || escaped || stringLength > MAX_NAME_BYTES) {
                 return false;
             }
             FieldTree child = child(children, node);
@@ -210,7 +215,7 @@ final class JsonScanner extends JsonChars {
     /** The child named by the key just read, or null. */
     private FieldTree child(FieldTree[] children, FieldTree node) {
         if (children.length > 8) {
-            return node.child(new String(c, stringStart, stringLength));
+            return node.child(text(c, stringStart, stringLength));
         }
         for (FieldTree child : children) {
             if (child.is(c, stringStart, stringLength)) {
@@ -262,7 +267,7 @@ final class JsonScanner extends JsonChars {
     /** The value at {@code i} of {@code node}: to its columns, then to its children. */
     private boolean field(FieldTree node) {
         boolean hasChildren = node.children().length > 0;
-        char t = c[i];
+        byte t = c[i];
         if (t == '{' || t == '[') {
             return node.valueColumns().length == 0 && node.rawColumns().length == 0 && container(node);
         }
@@ -278,7 +283,7 @@ final class JsonScanner extends JsonChars {
                 textNodes = Arrays.copyOf(textNodes, slot * 2);
                 textLengths = Arrays.copyOf(textLengths, slot * 2);
             }
-            char[] text;
+            byte[] text;
             if (escaped) {
                 // the decoded text is this field's: the next escaped string decodes into the slot's last buffer
                 text = scratch;
@@ -287,14 +292,14 @@ final class JsonScanner extends JsonChars {
             } else {
                 text = textBuffers[slot];
                 if (text == null || text.length < stringLength) {
-                    text = new char[Math.max(64, stringLength)];
+                    text = new byte[Math.max(64, stringLength)];
                     textBuffers[slot] = text;
                 }
                 System.arraycopy(c, stringStart, text, 0, stringLength);
             }
             int length = stringLength;
             if ((node.valueColumns().length > 0 || node.rawColumns().length > 0)
-                    && !assign(node, new String(text, 0, length))) {
+                    && !assign(node, text(text, 0, length))) {
                 return false;
             }
             textNodes[slot] = node;
@@ -312,24 +317,24 @@ final class JsonScanner extends JsonChars {
         if (!string()) {
             return GIVE_UP;
         }
-        char[] chars = escaped ? scratch : c;
+        byte[] bytes = escaped ? scratch : c;
         int from = escaped ? 0 : stringStart;
         int[] columns = node.valueColumns().length > 0 ? node.valueColumns() : node.rawColumns();
         int col = columns.length > 0 ? columns[0] : -1;
-        if (col < 0 || stringLength > MAX_REUSE_CHARS || reuseScore[col] < GIVE_UP_REUSE) {
-            return new String(chars, from, stringLength);
+        if (col < 0 || stringLength > MAX_REUSE_BYTES || reuseScore[col] < GIVE_UP_REUSE) {
+            return text(bytes, from, stringLength);
         }
-        char[] last = lastChars[col];
-        if (last != null && Arrays.equals(last, 0, last.length, chars, from, from + stringLength)) {
+        byte[] last = lastBytes[col];
+        if (last != null && Arrays.equals(last, 0, last.length, bytes, from, from + stringLength)) {
             if (reuseScore[col] < 0) {
                 reuseScore[col]++;
             }
             return lastText[col];
         }
         reuseScore[col]--;
-        String text = new String(chars, from, stringLength);
+        String text = text(bytes, from, stringLength);
         lastText[col] = text;
-        lastChars[col] = Arrays.copyOfRange(chars, from, from + stringLength);
+        lastBytes[col] = Arrays.copyOfRange(bytes, from, from + stringLength);
         return text;
     }
 

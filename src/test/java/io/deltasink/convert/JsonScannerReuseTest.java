@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -76,23 +75,5 @@ class JsonScannerReuseTest {
 
     private static String text(Random random) {
         return TEXTS.get(random.nextInt(TEXTS.size()));
-    }
-
-    @Test
-    void asciiSeesAByteAboveAsciiAnywhere() {
-        for (int length = 0; length < 40; length++) {
-            byte[] b = new byte[length];
-            Arrays.fill(b, (byte) 'a');
-            assertTrue(JsonScanner.ascii(b), "length " + length);
-            for (int at = 0; at < length; at++) {
-                b[at] = (byte) 0x80;
-                assertFalse(JsonScanner.ascii(b), "length " + length + ", at " + at);
-                b[at] = (byte) 0xff;
-                assertFalse(JsonScanner.ascii(b), "length " + length + ", at " + at);
-                b[at] = 0x7f;
-                assertTrue(JsonScanner.ascii(b), "length " + length + ", at " + at);
-                b[at] = 'a';
-            }
-        }
     }
 }

@@ -55,9 +55,85 @@ class JsonScannerTest {
                 "{\"a\":1}\u0000", "/*c*/{}", "{\"p\":\"{\\\"x\\\":1} x\"}", "{\"p\":\"5\"}")) {
             assertFalse(JsonScanner.resolve(tree(), text, new Json(), new Object[6]), text);
         }
-        assertFalse(JsonScanner.resolve(tree(), "{\"a\":\"\u00e9\"}".getBytes(StandardCharsets.UTF_8), new Json(), new Object[6]),
-                "bytes beyond ASCII");
-        assertTrue(JsonScanner.resolve(tree(), "{\"a\":\"\u00e9\"}", new Json(), new Object[6]), "a String beyond ASCII");
+        assertFalse(JsonScanner.resolve(tree(), "{\"a\":\"\ud800\"}", new Json(), new Object[6]), "an unpaired surrogate");
+        for (String text : List.of("{\"a\":1,\u00e9:2}", "\u00a0{}", "{\"b\":1\u00e9}", "{\"b\":\u00e9}")) {
+            assertFalse(JsonScanner.resolve(tree(), text.getBytes(StandardCharsets.UTF_8), new Json(), new Object[6]),
+                    "beyond ASCII outside a string: " + text);
+        }
+    }
+
+    /**
+     * Every character of two or three UTF-8 bytes (not a surrogate), in a string, a key, and escaped
+     * or as it is in JSON text in a field, is read as Java decodes it, from bytes and from a String.
+     */
+    @Test
+    void readsEveryCharacterUpToFfffAsJavaDecodesIt() {
+        FieldTree tree = tree();
+        Json json = new Json();
+        JsonScanner scanner = new JsonScanner(json);
+        for (int code = 0x80; code <= 0xFFFF; code++) {
+            if (Character.isSurrogate((char) code)) {
+                continue;
+            }
+            String ch = String.valueOf((char) code);
+            String escapedCh = String.format("\\\\u%04x", code);
+            for (String inner : List.of(ch, escapedCh)) {
+                String text = "{\"" + ch + "\":1,\"a\":\"x" + ch + "\",\"p\":\"{\\\"" + ch + "\\\":0,\\\"x\\\":\\\"" + inner
+                        + "\\\"}\"}";
+                Object[] fromBytes = new Object[6];
+                Object[] fromString = new Object[6];
+                assertTrue(scanner.read(tree, text.getBytes(StandardCharsets.UTF_8), fromBytes), text);
+                assertTrue(scanner.read(tree, text, fromString), text);
+                assertEquals("x" + ch, fromBytes[0], text);
+                assertEquals(ch, fromBytes[4], text);
+                assertArrayEquals(fromBytes, fromString, text);
+            }
+        }
+    }
+
+    /**
+     * Every two bytes after a string's first character, and every three-byte form: taken exactly
+     * when Java's strict UTF-8 decoder reads them as characters up to U+FFFF, then as it reads them.
+     */
+    @Test
+    void takesExactlyTheWellFormedUtf8OfTwoAndThreeBytes() {
+        FieldTree tree = tree();
+        JsonScanner scanner = new JsonScanner(new Json());
+        byte[] start = "{\"a\":\"x".getBytes(StandardCharsets.US_ASCII);
+        byte[] tail = "\"}".getBytes(StandardCharsets.US_ASCII);
+        int taken = 0;
+        for (int b1 = 0x80; b1 <= 0xFF; b1++) {
+            for (int b2 = 0; b2 <= 0xFF; b2++) {
+                for (int b3 : b1 >= 0xE0 && b1 <= 0xEF ? new int[] {0x80, 0xBF, 0x41, 0xC0, 0x22} : new int[] {-1}) {
+                    byte[] middle = b3 < 0 ? new byte[] {(byte) b1, (byte) b2} : new byte[] {(byte) b1, (byte) b2, (byte) b3};
+                    byte[] value = new byte[start.length + middle.length + tail.length];
+                    System.arraycopy(start, 0, value, 0, start.length);
+                    System.arraycopy(middle, 0, value, start.length, middle.length);
+                    System.arraycopy(tail, 0, value, start.length + middle.length, tail.length);
+                    String decoded = strictUtf8(middle);
+                    boolean wellFormed = decoded != null && decoded.chars().allMatch(ch -> ch >= 0x20 && ch != '"'
+                            && ch != '\\' && !Character.isSurrogate((char) ch));
+                    Object[] out = new Object[6];
+                    boolean read = scanner.read(tree, value, out);
+                    String what = String.format("%02x %02x %02x", b1, b2, b3);
+                    assertEquals(wellFormed, read, what);
+                    if (read) {
+                        assertEquals("x" + decoded, out[0], what);
+                        taken++;
+                    }
+                }
+            }
+        }
+        // C2-DF with 64 continuations; E0-EF with 64 seconds but E0's overlong and ED's surrogate halves, times 2 thirds
+        assertEquals(30 * 64 + (16 * 64 - 32 - 32) * 2, taken);
+    }
+
+    private static String strictUtf8(byte[] bytes) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return null;
+        }
     }
 
     private static FieldTree tree() {

@@ -1,41 +1,54 @@
 package io.deltasink.convert;
 
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 
 /**
- * The lexical half of {@link JsonScanner}: a cursor over JSON text in a char array that reads
+ * The lexical half of {@link JsonScanner}: a cursor over JSON text as UTF-8 bytes that reads
  * strings, numbers and literals as Jackson's parser reads them, skips values checking their
  * grammar, and answers false (or {@link #GIVE_UP}) on whatever it leaves to the parser: control
- * characters and surrogates in strings, escapes other than the standard ones or giving a
- * surrogate, numbers longer than {@value #MAX_NUMBER_CHARS} characters, integers beyond 18 digits,
- * floats {@link JsonNumbers} does not take, nesting deeper than {@value #MAX_DEPTH}.
+ * characters in strings, a byte beyond ASCII outside a string, UTF-8 in a string that is not well
+ * formed or takes four bytes (a character beyond U+FFFF, a surrogate pair in Java), escapes other
+ * than the standard ones or giving a surrogate, numbers longer than {@value #MAX_NUMBER_CHARS}
+ * characters, integers beyond 18 digits, floats {@link JsonNumbers} does not take, nesting deeper
+ * than {@value #MAX_DEPTH}.
  */
-abstract class JsonChars {
+abstract class JsonBytes {
     /** What {@link #scalar} answers for a value left to the parser. */
     static final Object GIVE_UP = new Object();
     static final int MAX_DEPTH = 100;
     static final int MAX_NUMBER_CHARS = 100;
-    static final int MAX_STRING_CHARS = 1 << 20;
+    static final int MAX_STRING_BYTES = 1 << 20;
     /** Well below the parser's limit on names (50,000). */
-    static final int MAX_NAME_CHARS = 1000;
+    static final int MAX_NAME_BYTES = 1000;
+    private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
+    private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
+    static final byte[] NULL = {'n', 'u', 'l', 'l'};
 
-    char[] c;
+    byte[] c;
     int i;
     int end;
     int depth;
     /** The last string read (without escapes: its start in {@link #c}; with escapes: decoded in {@link #scratch}). */
     int stringStart;
     int stringLength;
-    char[] scratch;
+    byte[] scratch;
     boolean escaped;
+    /** A float's characters for {@link JsonNumbers}. */
+    private final char[] number = new char[MAX_NUMBER_CHARS];
+
+    /** The UTF-8 text {@code bytes[off, off + len)}, as checked by {@link #string()}. */
+    static String text(byte[] bytes, int off, int len) {
+        return new String(bytes, off, len, StandardCharsets.UTF_8);
+    }
 
     /** Skips whitespace; false at the end of the text. */
     boolean skipSpace() {
-        char[] a = c;
+        byte[] a = c;
         int n = end;
         for (int k = i; k < n; k++) {
-            char ch = a[k];
-            if (ch != ' ' && ch != '\n' && ch != '\r' && ch != '\t') {
+            byte b = a[k];
+            if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
                 i = k;
                 return true;
             }
@@ -51,34 +64,35 @@ abstract class JsonChars {
                 if (!string()) {
                     return GIVE_UP;
                 }
-                return escaped ? new String(scratch, 0, stringLength) : new String(c, stringStart, stringLength);
+                return escaped ? text(scratch, 0, stringLength) : text(c, stringStart, stringLength);
             case 't':
-                return literal("true") ? Boolean.TRUE : GIVE_UP;
+                return literal(TRUE) ? Boolean.TRUE : GIVE_UP;
             case 'f':
-                return literal("false") ? Boolean.FALSE : GIVE_UP;
+                return literal(FALSE) ? Boolean.FALSE : GIVE_UP;
             case 'n':
-                return literal("null") ? null : GIVE_UP;
+                return literal(NULL) ? null : GIVE_UP;
             default:
                 return number();
         }
     }
 
-    boolean literal(String word) {
-        if (end - i < word.length()) {
+    boolean literal(byte[] word) {
+        int n = word.length;
+        if (end - i < n) {
             return false;
         }
-        for (int k = 0; k < word.length(); k++) {
-            if (c[i + k] != word.charAt(k)) {
+        for (int k = 0; k < n; k++) {
+            if (c[i + k] != word[k]) {
                 return false;
             }
         }
-        i += word.length();
+        i += n;
         return i == end || !isWordChar(c[i]);
     }
 
-    private static boolean isWordChar(char ch) {
-        return ch >= '0' && ch <= '9' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch == '_' || ch == '$'
-                || ch >= 0x80;
+    /** A byte that would continue a word: a letter, digit, _ or $, or any byte beyond ASCII. */
+    private static boolean isWordChar(byte b) {
+        return b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '_' || b == '$' || b < 0;
     }
 
     /** A number in JSON's grammar: Integer, Long or BigDecimal as the parser gives them, or GIVE_UP. */
@@ -121,7 +135,11 @@ abstract class JsonChars {
             return GIVE_UP;
         }
         if (!integer) {
-            BigDecimal d = JsonNumbers.decimal(c, start, length);
+            // ASCII: each byte is its character
+            for (int k = 0; k < length; k++) {
+                number[k] = (char) c[start + k];
+            }
+            BigDecimal d = JsonNumbers.decimal(number, 0, length);
             return d == null ? GIVE_UP : d;
         }
         int digits = length - (c[start] == '-' ? 1 : 0);
@@ -153,62 +171,85 @@ abstract class JsonChars {
     boolean string() {
         int start = i + 1;
         // the cursor in locals: the loop runs on registers, not on the fields
-        char[] a = c;
+        byte[] a = c;
         int n = end;
         for (int k = start; k < n; k++) {
-            char ch = a[k];
-            if (ch == '"') {
+            byte b = a[k];
+            if (b == '"') {
                 stringStart = start;
                 stringLength = k - start;
                 escaped = false;
                 i = k + 1;
-                return stringLength <= MAX_STRING_CHARS;
+                return stringLength <= MAX_STRING_BYTES;
             }
-            if (ch == '\\') {
+            if (b == '\\') {
                 i = k;
                 return escapedString(start);
             }
-            if (ch < 0x20 || ch >= Character.MIN_SURROGATE && ch <= Character.MAX_SURROGATE) {
-                i = k;
-                return false;
+            if (b < 0x20) { // a control character, or (negative) a byte of a character beyond ASCII
+                int next = b < 0 ? character(a, k, n) : -1;
+                if (next < 0) {
+                    i = k;
+                    return false;
+                }
+                k = next - 1;
             }
         }
         i = n;
         return false;
     }
 
+    /**
+     * The end of the character beyond ASCII whose UTF-8 starts at {@code at}, when it is well formed
+     * (no overlong form) and takes two or three bytes, not a surrogate's; otherwise -1.
+     */
+    static int character(byte[] a, int at, int end) {
+        int lead = a[at] & 0xFF;
+        if (lead >= 0xC2 && lead <= 0xDF) {
+            return at + 1 < end && (a[at + 1] & 0xC0) == 0x80 ? at + 2 : -1;
+        }
+        if (lead >= 0xE0 && lead <= 0xEF && at + 2 < end) {
+            int second = a[at + 1] & 0xFF;
+            int low = lead == 0xE0 ? 0xA0 : 0x80; // below: an overlong form
+            int high = lead == 0xED ? 0x9F : 0xBF; // above: a surrogate
+            return second >= low && second <= high && (a[at + 2] & 0xC0) == 0x80 ? at + 3 : -1;
+        }
+        return -1;
+    }
+
     boolean escapedString(int start) {
         int n = i - start;
+        // decoding never lengthens: an escape of two or six bytes gives one to three
         if (scratch == null || scratch.length < end - start) {
-            scratch = new char[Math.max(64, end - start)];
+            scratch = new byte[Math.max(64, end - start)];
         }
-        char[] c = this.c;
-        char[] scratch = this.scratch;
+        byte[] c = this.c;
+        byte[] scratch = this.scratch;
         int end = this.end;
         int i = this.i;
         System.arraycopy(c, start, scratch, 0, n);
         while (i < end) {
-            char ch = c[i++];
-            if (ch == '"') {
+            byte b = c[i++];
+            if (b == '"') {
                 this.i = i;
                 stringLength = n;
                 escaped = true;
-                return n <= MAX_STRING_CHARS;
+                return n <= MAX_STRING_BYTES;
             }
-            if (ch == '\\') {
+            if (b == '\\') {
                 if (i >= end) {
                     return false;
                 }
-                char e = c[i++];
+                byte e = c[i++];
                 switch (e) {
                     case '"': case '\\': case '/':
-                        ch = e;
+                        b = e;
                         break;
-                    case 'b': ch = '\b'; break;
-                    case 'f': ch = '\f'; break;
-                    case 'n': ch = '\n'; break;
-                    case 'r': ch = '\r'; break;
-                    case 't': ch = '\t'; break;
+                    case 'b': b = '\b'; break;
+                    case 'f': b = '\f'; break;
+                    case 'n': b = '\n'; break;
+                    case 'r': b = '\r'; break;
+                    case 't': b = '\t'; break;
                     case 'u':
                         if (end - i < 4) {
                             return false;
@@ -221,24 +262,49 @@ abstract class JsonChars {
                             }
                             code = code << 4 | h;
                         }
-                        ch = (char) code;
-                        if (Character.isSurrogate(ch)) {
+                        if (code >= Character.MIN_SURROGATE && code <= Character.MAX_SURROGATE) {
                             return false;
                         }
+                        if (code >= 0x80) {
+                            n = putUtf8(scratch, n, code);
+                            continue;
+                        }
+                        b = (byte) code;
                         break;
                     default:
                         return false;
                 }
-            } else if (ch < 0x20 || ch >= Character.MIN_SURROGATE && ch <= Character.MAX_SURROGATE) {
-                return false;
+            } else if (b < 0x20) {
+                int next = b < 0 ? character(c, i - 1, end) : -1;
+                if (next < 0) {
+                    return false;
+                }
+                for (int k = i - 1; k < next; k++) {
+                    scratch[n++] = c[k];
+                }
+                i = next;
+                continue;
             }
-            scratch[n++] = ch;
+            scratch[n++] = b;
         }
         return false;
     }
 
-    private static int hex(char ch) {
-        return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+    /** The UTF-8 of {@code code} (0x80 to 0xFFFF, not a surrogate) at {@code n}; the end of it. */
+    private static int putUtf8(byte[] out, int n, int code) {
+        if (code < 0x800) {
+            out[n] = (byte) (0xC0 | code >> 6);
+            out[n + 1] = (byte) (0x80 | code & 0x3F);
+            return n + 2;
+        }
+        out[n] = (byte) (0xE0 | code >> 12);
+        out[n + 1] = (byte) (0x80 | code >> 6 & 0x3F);
+        out[n + 2] = (byte) (0x80 | code & 0x3F);
+        return n + 3;
+    }
+
+    private static int hex(byte b) {
+        return b >= '0' && b <= '9' ? b - '0' : b >= 'a' && b <= 'f' ? b - 'a' + 10 : b >= 'A' && b <= 'F' ? b - 'A' + 10 : -1;
     }
 
     /** Skips the value at {@code i}, checking its grammar. */
@@ -246,7 +312,7 @@ abstract class JsonChars {
         switch (c[i]) {
             case '{':
             case '[': {
-                char close = c[i] == '{' ? '}' : ']';
+                byte close = c[i] == '{' ? (byte) '}' : (byte) ']';
                 boolean isObject = close == '}';
                 if (++depth > MAX_DEPTH) {
                     return false;
@@ -262,7 +328,7 @@ abstract class JsonChars {
                 }
                 while (true) {
                     if (isObject) {
-                        if (c[i] != '"' || !string() || stringLength > MAX_NAME_CHARS || !skipSpace() || c[i] != ':') {
+                        if (c[i] != '"' || !string() || stringLength > MAX_NAME_BYTES || !skipSpace() || c[i] != ':') {
                             return false;
                         }
                         i++;
