@@ -4,7 +4,8 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The lexical half of {@link JsonScanner}: a cursor over JSON text as UTF-8 bytes that reads
+ * The lexical half of {@link JsonScanner}: a cursor over JSON text as UTF-8 bytes (or, for a
+ * String of Latin-1 characters only, as those characters' Latin-1 bytes, {@link #latin1}) that reads
  * strings, numbers and literals as Jackson's parser reads them, skips values checking their
  * grammar, and answers false (or {@link #GIVE_UP}) on whatever it leaves to the parser: control
  * characters in strings, a byte beyond ASCII outside a string, UTF-8 in a string that is not well
@@ -34,12 +35,16 @@ abstract class JsonBytes {
     int stringLength;
     byte[] scratch;
     boolean escaped;
+    /** Whether the last string read has a byte beyond ASCII. */
+    boolean high;
+    /** The text's bytes are Latin-1, one a character; otherwise UTF-8. */
+    boolean latin1;
     /** A float's characters for {@link JsonNumbers}. */
     private final char[] number = new char[MAX_NUMBER_CHARS];
 
-    /** The UTF-8 text {@code bytes[off, off + len)}, as checked by {@link #string()}. */
-    static String text(byte[] bytes, int off, int len) {
-        return new String(bytes, off, len, StandardCharsets.UTF_8);
+    /** The text {@code bytes[off, off + len)} of a string {@link #string()} read. */
+    String text(byte[] bytes, int off, int len) {
+        return new String(bytes, off, len, latin1 ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
     }
 
     /** Skips whitespace; false at the end of the text. */
@@ -173,6 +178,7 @@ abstract class JsonBytes {
         // the cursor in locals: the loop runs on registers, not on the fields
         byte[] a = c;
         int n = end;
+        high = false;
         for (int k = start; k < n; k++) {
             byte b = a[k];
             if (b == '"') {
@@ -187,11 +193,12 @@ abstract class JsonBytes {
                 return escapedString(start);
             }
             if (b < 0x20) { // a control character, or (negative) a byte of a character beyond ASCII
-                int next = b < 0 ? character(a, k, n) : -1;
+                int next = b >= 0 ? -1 : latin1 ? k + 1 : character(a, k, n);
                 if (next < 0) {
                     i = k;
                     return false;
                 }
+                high = true;
                 k = next - 1;
             }
         }
@@ -266,8 +273,14 @@ abstract class JsonBytes {
                             return false;
                         }
                         if (code >= 0x80) {
-                            n = putUtf8(scratch, n, code);
-                            continue;
+                            high = true;
+                            if (!latin1) {
+                                n = putUtf8(scratch, n, code);
+                                continue;
+                            }
+                            if (code > 0xFF) {
+                                return false;
+                            }
                         }
                         b = (byte) code;
                         break;
@@ -275,10 +288,11 @@ abstract class JsonBytes {
                         return false;
                 }
             } else if (b < 0x20) {
-                int next = b < 0 ? character(c, i - 1, end) : -1;
+                int next = b >= 0 ? -1 : latin1 ? i : character(c, i - 1, end);
                 if (next < 0) {
                     return false;
                 }
+                high = true;
                 for (int k = i - 1; k < next; k++) {
                     scratch[n++] = c[k];
                 }

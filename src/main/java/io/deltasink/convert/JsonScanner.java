@@ -1,18 +1,13 @@
 package io.deltasink.convert;
 
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetEncoder;
-import java.nio.charset.CoderResult;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The common case of {@link StreamingPaths} without a general JSON parser: one pass over the UTF-8
- * bytes of strict, plain JSON (the value's own bytes, or a String's encoded once into a buffer of
- * the scanner) that hands each wanted scalar to its columns as {@link StreamingPaths} would: text as
- * a String, integers as Integer or Long, floats as their exact BigDecimal ({@link JsonNumbers}),
- * booleans, null.
+ * The common case of {@link StreamingPaths} without a general JSON parser: one pass over the bytes
+ * of strict, plain JSON (the value's own UTF-8, or a String's Latin-1 or UTF-8) that hands each
+ * wanted scalar to its columns as {@link StreamingPaths} would: text as a String, integers as
+ * Integer or Long, floats as their exact BigDecimal ({@link JsonNumbers}), booleans, null.
  *
  * <p>It gives up (returns false) on everything else, before deciding anything: a byte beyond ASCII
  * outside a string, UTF-8 in a string that is not well formed or stands for a character beyond
@@ -32,10 +27,8 @@ final class JsonScanner extends JsonBytes {
     private int textCount;
     /** Per field text of a value (in the order of {@link #textNodes}), its bytes, kept for the next value. */
     private byte[][] textBuffers = new byte[2][];
-    /** A String value's characters, then its UTF-8 (reporting an unpaired surrogate), kept for the next value. */
-    private final CharsetEncoder utf8 = StandardCharsets.UTF_8.newEncoder();
+    /** A String value's characters beyond Latin-1, looked through for surrogates; kept for the next value. */
     private char[] chars = new char[0];
-    private byte[] encoded = new byte[0];
     /**
      * Per column (its first column of a node), the last text read and its bytes: a value equal to
      * the last one is the same String again, neither decoded nor allocated anew.
@@ -74,16 +67,21 @@ final class JsonScanner extends JsonBytes {
         try {
             byte[] bytes;
             int length;
+            boolean wasLatin1 = latin1;
             if (value instanceof String s) {
-                length = encode(s);
-                if (length < 0) {
-                    return false;
-                }
-                bytes = encoded;
+                bytes = bytesOf(s);
             } else {
                 bytes = (byte[]) value;
-                length = bytes.length;
+                latin1 = false;
             }
+            if (latin1 != wasLatin1) {
+                // the last texts' bytes were of the other encoding: equal bytes may be other characters
+                Arrays.fill(lastBytes, null);
+            }
+            if (bytes == null) {
+                return false;
+            }
+            length = bytes.length;
             if (!document(root, bytes, length)) {
                 return false;
             }
@@ -99,31 +97,31 @@ final class JsonScanner extends JsonBytes {
         }
     }
 
-    /** The String's UTF-8 into {@link #encoded}: its length, or -1 for a String with an unpaired surrogate. */
-    private int encode(String s) {
+    /**
+     * The bytes of a String to scan: its Latin-1 when every character is one ({@link #latin1} set),
+     * else its UTF-8; null for a String with a surrogate (left to the parser, as UTF-8 of four bytes
+     * is). Java writes '?' for a character it cannot encode, so the bytes are taken only when they
+     * read back as the String.
+     */
+    private byte[] bytesOf(String s) {
+        byte[] bytes = s.getBytes(StandardCharsets.ISO_8859_1);
+        if (s.equals(new String(bytes, StandardCharsets.ISO_8859_1))) {
+            latin1 = true;
+            return bytes;
+        }
+        latin1 = false;
         int length = s.length();
         if (chars.length < length) {
             chars = new char[Math.max(length, chars.length * 2)];
         }
-        s.getChars(0, length, chars, 0);
-        if (encoded.length < length) {
-            encoded = new byte[Math.max(length, encoded.length * 2)];
-        }
-        CharBuffer in = CharBuffer.wrap(chars, 0, length);
-        utf8.reset();
-        ByteBuffer to = ByteBuffer.wrap(encoded);
-        while (true) {
-            CoderResult result = utf8.encode(in, to, true);
-            if (result.isError()) {
-                return -1;
+        char[] a = chars;
+        s.getChars(0, length, a, 0);
+        for (int k = 0; k < length; k++) {
+            if (Character.isSurrogate(a[k])) {
+                return null;
             }
-            if (result.isUnderflow()) {
-                return to.position();
-            }
-            // beyond ASCII: more bytes than characters
-            encoded = Arrays.copyOf(encoded, encoded.length * 2);
-            to = ByteBuffer.wrap(encoded, to.position(), encoded.length - to.position());
         }
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 
     /** A whole JSON text as the value of {@code node}, which has children: an object, a list or null, nothing after it. */
@@ -214,7 +212,7 @@ final class JsonScanner extends JsonBytes {
 
     /** The child named by the key just read, or null. */
     private FieldTree child(FieldTree[] children, FieldTree node) {
-        if (children.length > 8) {
+        if (children.length > 8 || high && latin1) { // the tree's names are UTF-8 bytes
             return node.child(text(c, stringStart, stringLength));
         }
         for (FieldTree child : children) {

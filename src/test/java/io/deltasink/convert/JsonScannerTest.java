@@ -128,6 +128,43 @@ class JsonScannerTest {
         assertEquals(30 * 64 + (16 * 64 - 32 - 32) * 2, taken);
     }
 
+    /**
+     * Names and texts beyond ASCII, from a String of Latin-1 characters only, of others too, and
+     * from bytes, one value after another through one scanner: each read as the parser reads it.
+     */
+    @Test
+    void readsNamesAndTextsBeyondAsciiFromEveryForm() {
+        FieldTree tree = FieldTree.build(ColumnMapping.parse("a:string=gr\u00fc\u00dfe, b:string=p.k\u00fcche, "
+                + "r:string=raw(p), c:string=x").specs());
+        JsonScanner scanner = new JsonScanner(new Json());
+        List<String> texts = List.of("\u00c3\u00a9", "\u00e9", "caf\u00e9", "\u20ac", "\u00ff\u0100", "plain");
+        for (int round = 0; round < 3; round++) {
+            for (String t : texts) {
+                String value = "{\"gr\u00fc\u00dfe\":\"" + t + "\",\"x\":\"" + t + "\",\"p\":\"{\\\"k\u00fcche\\\":\\\"" + t
+                        + "\\\",\\\"y\\\":\\\"\\\\u00e9\\\\u00ff\\\"}\"}";
+                for (Object form : List.of(value, value.getBytes(StandardCharsets.UTF_8))) {
+                    Object[] out = new Object[4];
+                    String what = t + (form instanceof String ? " as a String" : " as bytes");
+                    assertTrue(scanner.read(tree, form, out), what);
+                    assertEquals(List.of(t, t, "{\"k\u00fcche\":\"" + t + "\",\"y\":\"\\u00e9\\u00ff\"}", t),
+                            java.util.Arrays.asList(out), what);
+                }
+            }
+        }
+        // an escape beyond Latin-1 in a String of Latin-1 characters only is the parser's; in bytes it is read
+        String escaped = "{\"x\":\"\u00e9\\u20ac\"}";
+        assertFalse(scanner.read(tree, escaped, new Object[4]));
+        Object[] out = new Object[4];
+        assertTrue(scanner.read(tree, escaped.getBytes(StandardCharsets.UTF_8), out));
+        assertEquals("\u00e9\u20ac", out[3]);
+        // the UTF-8 of \u00e9 is the Latin-1 of \u00c3\u00a9: the last text of the other form is not reused
+        assertTrue(scanner.read(tree, "{\"x\":\"\u00e9\"}".getBytes(StandardCharsets.UTF_8), out));
+        assertTrue(scanner.read(tree, "{\"x\":\"\u00c3\u00a9\"}", out));
+        assertEquals("\u00c3\u00a9", out[3]);
+        assertTrue(scanner.read(tree, "{\"x\":\"\u00c3\u00a9\"}".getBytes(StandardCharsets.ISO_8859_1), out));
+        assertEquals("\u00e9", out[3]);
+    }
+
     private static String strictUtf8(byte[] bytes) {
         try {
             return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes)).toString();

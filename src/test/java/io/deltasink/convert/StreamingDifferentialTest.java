@@ -192,6 +192,19 @@ class StreamingDifferentialTest {
     }
 
     @Test
+    void textsBeyondAsciiGiveTheSameRowsAsStringsAndBytes() {
+        String columns = "s:string=a, k:string=k\u00fcche, r:string=raw(p), pa:string=p.a, pk:string=p.k\u00fcche, "
+                + "t:timestamp=p.t, n:long=b";
+        for (String t : List.of("K\u00fcche", "\u00c3\u00a9", "\u00e9", "\u20ac", "\u00ff\u0100", "\u0080\u009f", "\\u00e9",
+                "\\u20ac", "\ufffd", "\ud83d\ude00", "\ud800", "2026-06-22T08:00:00\u00a0Z")) {
+            String inner = "{\\\"a\\\":\\\"" + t + "\\\",\\\"k\u00fcche\\\":\\\"" + t + "\\\",\\\"t\\\":\\\"" + t + "\\\"}";
+            compare(columns, "{\"a\":\"" + t + "\",\"k\u00fcche\":\"" + t + "\",\"p\":\"" + inner + "\",\"b\":1}");
+            compare(columns, "{\"" + t + "\":1,\"a\":\"x\"}");
+            compare(columns, "{\"a\":" + t + "}");
+        }
+    }
+
+    @Test
     void generatedDocumentsGiveTheSameRowsOrMessages() {
         Random random = new Random(20260622);
         for (int i = 0; i < 4000; i++) {
