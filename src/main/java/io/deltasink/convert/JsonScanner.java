@@ -29,6 +29,8 @@ final class JsonScanner extends JsonBytes {
     private byte[][] textBuffers = new byte[2][];
     /** A String value's characters beyond Latin-1, looked through for surrogates; kept for the next value. */
     private char[] chars = new char[0];
+    /** The value's bytes, kept for the next value. */
+    private byte[] own = new byte[0];
     /**
      * Per column (its first column of a node), the last text read and its bytes: a value equal to
      * the last one is the same String again, neither decoded nor allocated anew.
@@ -64,37 +66,38 @@ final class JsonScanner extends JsonBytes {
             lastBytes = new byte[out.length][];
             reuseScore = new int[out.length];
         }
-        try {
-            byte[] bytes;
-            int length;
-            boolean wasLatin1 = latin1;
-            if (value instanceof String s) {
-                bytes = bytesOf(s);
-            } else {
-                bytes = (byte[]) value;
-                latin1 = false;
-            }
-            if (latin1 != wasLatin1) {
-                // the last texts' bytes were of the other encoding: equal bytes may be other characters
-                Arrays.fill(lastBytes, null);
-            }
-            if (bytes == null) {
-                return false;
-            }
-            length = bytes.length;
-            if (!document(root, bytes, length)) {
-                return false;
-            }
-            // a text read here can add texts of its own: textCount is read again each time
-            for (int k = 0; k < textCount; k++) {
-                if (!document(textNodes[k], textBuffers[k], textLengths[k])) {
-                    return false;
-                }
-            }
-            return true;
-        } finally {
-            c = null; // the value's bytes are not kept
+        byte[] bytes;
+        boolean wasLatin1 = latin1;
+        if (value instanceof String s) {
+            bytes = bytesOf(s);
+        } else {
+            bytes = (byte[]) value;
+            latin1 = false;
         }
+        if (latin1 != wasLatin1) {
+            // the last texts' bytes were of the other encoding: equal bytes may be other characters
+            Arrays.fill(lastBytes, null);
+        }
+        if (bytes == null) {
+            return false;
+        }
+        int length = bytes.length;
+        // scanned in a buffer of the scanner's own: a long-lived object that pointed at each value
+        // would cost the collector's write barriers (G1's) more than the copy
+        if (own.length < length) {
+            own = new byte[Math.max(length, own.length * 2)];
+        }
+        System.arraycopy(bytes, 0, own, 0, length);
+        if (!document(root, own, length)) {
+            return false;
+        }
+        // a text read here can add texts of its own: textCount is read again each time
+        for (int k = 0; k < textCount; k++) {
+            if (!document(textNodes[k], textBuffers[k], textLengths[k])) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -56,6 +56,8 @@ public final class BackgroundWriter implements AutoCloseable {
     private final Semaphore slots = new Semaphore(CHUNKS_IN_FLIGHT);
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final Set<List<String>> checkedPartitions = new HashSet<>();
+    /** The key of the last row written: its folders are checked. */
+    private List<String> lastCheckedKey;
     /** Chunks handed off before an {@link #abort()} that raised it are skipped. */
     private volatile long epoch;
 
@@ -90,13 +92,15 @@ public final class BackgroundWriter implements AutoCloseable {
         }
         throwFailure();
         List<String> key = writer.check(row);
-        if (!checkedPartitions.contains(key)) {
+        // the partitioned writer hands the same key again for a row of the same table partition
+        if (key != lastCheckedKey && !checkedPartitions.contains(key)) {
             writer.checkFolders(key);
             if (checkedPartitions.size() >= CHECKED_PARTITIONS) {
                 checkedPartitions.clear();
             }
             checkedPartitions.add(key);
         }
+        lastCheckedKey = key;
         rows[size] = row;
         keys[size] = key;
         size++;
