@@ -218,8 +218,8 @@ abstract class JsonBytes {
         if (lead >= 0xE0 && lead <= 0xEF && at + 2 < end) {
             int second = a[at + 1] & 0xFF;
             int low = lead == 0xE0 ? 0xA0 : 0x80; // below: an overlong form
-            int high = lead == 0xED ? 0x9F : 0xBF; // above: a surrogate
-            return second >= low && second <= high && (a[at + 2] & 0xC0) == 0x80 ? at + 3 : -1;
+            int top = lead == 0xED ? 0x9F : 0xBF; // above: a surrogate
+            return second >= low && second <= top && (a[at + 2] & 0xC0) == 0x80 ? at + 3 : -1;
         }
         return -1;
     }
