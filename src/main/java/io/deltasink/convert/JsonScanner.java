@@ -27,8 +27,6 @@ final class JsonScanner extends JsonBytes {
     private int textCount;
     /** Per field text of a value (in the order of {@link #textNodes}), its bytes, kept for the next value. */
     private byte[][] textBuffers = new byte[2][];
-    /** A String value's characters beyond Latin-1, looked through for surrogates; kept for the next value. */
-    private char[] chars = new char[0];
     /** The value's bytes, kept for the next value. */
     private byte[] own = new byte[0];
     /**
@@ -102,8 +100,7 @@ final class JsonScanner extends JsonBytes {
 
     /**
      * The bytes of a String to scan: its Latin-1 when every character is one ({@link #latin1} set),
-     * else its UTF-8; null for a String with a surrogate (left to the parser, as UTF-8 of four bytes
-     * is). Java writes '?' for a character it cannot encode, so the bytes are taken only when they
+     * else its UTF-8; null for a String with an unpaired surrogate (left to the parser). Java writes '?' for a character it cannot encode, so the bytes are taken only when they
      * read back as the String.
      */
     private byte[] bytesOf(String s) {
@@ -113,16 +110,9 @@ final class JsonScanner extends JsonBytes {
             return bytes;
         }
         latin1 = false;
-        int length = s.length();
-        if (chars.length < length) {
-            chars = new char[Math.max(length, chars.length * 2)];
-        }
-        char[] a = chars;
-        s.getChars(0, length, a, 0);
-        for (int k = 0; k < length; k++) {
-            if (Character.isSurrogate(a[k])) {
-                return null;
-            }
+        // a surrogate pair would be four bytes of UTF-8, which the scanner leaves to the parser anyway
+        if (Unicode.unpaired(s) >= 0) {
+            return null;
         }
         return s.getBytes(StandardCharsets.UTF_8);
     }

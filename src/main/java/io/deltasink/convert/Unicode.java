@@ -81,7 +81,7 @@ final class Unicode {
     }
 
     /** Index of the first unpaired surrogate, or -1. */
-    private static int unpaired(String s) {
+    static int unpaired(String s) {
         int n = s.length();
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
