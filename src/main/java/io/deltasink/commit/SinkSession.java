@@ -60,6 +60,8 @@ public final class SinkSession {
     private final SinkMetrics metrics;
     private final Recovery recovery;
     private final EarlyCommit earlyCommit;
+    /** Converts the records on more threads than the task's; null for the task's thread alone. */
+    private final ParallelConversion conversion;
     /** table location -> its route, in the order the tables were first used */
     private final Map<String, TableRoute> routes = new LinkedHashMap<>();
     /** topic -> its route */
@@ -97,6 +99,8 @@ public final class SinkSession {
         }
         this.recovery = new Recovery(new Failures(StorageErrors.of(config)), context, config.retryBackoffMs());
         this.earlyCommit = new EarlyCommit(context, config.flushMaxRecords());
+        this.conversion = ParallelConversion.of(converterFactory, config.convertThreads(),
+                "delta-convert-" + config.connectorName() + "-" + config.taskIndex());
         if (!config.s3ConditionalWrites() && StorageErrors.onS3(storage.tableUri())) {
             log.warn("{}=false: commits to {} use Delta's single-JVM S3 log store, without conditional writes. Only ONE "
                     + "connector task in ONE worker may write this table (tasks.max=1, no other writer), or commits can "
@@ -229,6 +233,9 @@ public final class SinkSession {
 
     public void stop() {
         routes.values().forEach(r -> r.batch.close());
+        if (conversion != null) {
+            conversion.close();
+        }
     }
 
     // ---- records ------------------------------------------------------------------------------
@@ -250,13 +257,19 @@ public final class SinkSession {
             }
         }
         List<SinkRecord> list = records instanceof List<SinkRecord> l ? l : new ArrayList<>(records);
+        Object[] converted = null;
+        int convertedFrom = 0;
         for (int i = 0; i < list.size(); i++) {
             SinkRecord record = list.get(i);
+            if (conversion != null && i == convertedFrom + (converted == null ? 0 : converted.length)) {
+                convertedFrom = i;
+                converted = conversion.convert(list, i, ParallelConversion.windowEnd(list, i));
+            }
             TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
             try {
                 TableRoute route = fields == null ? route(record.topic()) : fields.route(record);
                 if (route != null && admit(route, record, tp)) { // null: a tombstone or a bad record, no table
-                    route.batch.accept(record);
+                    route.batch.accept(record, converted == null ? null : converted[i - convertedFrom]);
                     route.assignment.taken(tp, record.kafkaOffset());
                 }
             } catch (IOException | RuntimeException e) {

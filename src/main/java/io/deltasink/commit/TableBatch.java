@@ -72,6 +72,8 @@ final class TableBatch {
     private final SchemaEvolution evolution;
     /** columns=auto with add-columns: a record's fields the table lacks are added as columns. */
     private final boolean autoEvolve;
+    /** The columns are configured: the converter is the mapping's for good. */
+    private final boolean mappingConfigured;
 
     private RecordConverter converter;
     private BackgroundWriter writer;
@@ -104,6 +106,7 @@ final class TableBatch {
         this.converter = converterFactory.create(null);
         this.evolution = SchemaEvolution.of(config.schemaEvolution());
         this.autoEvolve = converter == null && evolution != SchemaEvolution.NONE;
+        this.mappingConfigured = converter != null;
     }
 
     /**
@@ -126,6 +129,16 @@ final class TableBatch {
 
     /** Turns a record into a row of the batch; a record that cannot be one is a bad record (or a tombstone). */
     void accept(SinkRecord record) throws IOException {
+        accept(record, null);
+    }
+
+    /**
+     * {@link #accept(SinkRecord)} of a record a converter of the configured mapping has converted
+     * already ({@link ParallelConversion}): {@code converted} is its row or the exception its
+     * conversion threw; null to convert it here. Ignored in auto mode, where the converter follows
+     * the records.
+     */
+    void accept(SinkRecord record, Object converted) throws IOException {
         if (record.value() == null) {
             if (config.failOnNullValues()) {
                 throw new DataException("Record " + record.topic() + "/" + record.kafkaPartition() + "@"
@@ -146,7 +159,7 @@ final class TableBatch {
         }
         Object[] row;
         try {
-            row = converter.convert(record);
+            row = converted != null && mappingConfigured ? ParallelConversion.row(converted) : converter.convert(record);
         } catch (DataException e) {
             badRecords.handle(record, e);
             metrics.badRecord();

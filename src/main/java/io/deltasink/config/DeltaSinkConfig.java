@@ -183,6 +183,16 @@ public final class DeltaSinkConfig extends AbstractConfig {
             + "false: everything on the task's thread.";
     static final boolean WRITER_BACKGROUND_DEFAULT = true;
 
+    public static final String CONVERT_THREADS = "convert.threads";
+    static final String CONVERT_THREADS_DOC = "Threads that turn a put()'s records into rows, the task's own thread "
+            + "included: with 2 or more the records are cut into chunks of 16 that each thread takes in turn (the "
+            + "others are the task's own, named delta-convert-<connector>-<task>), up to 1024 records at a time; "
+            + "the rows are then taken in record order on the task's thread, so bad records, the dead letter queue "
+            + "and errors are as with one thread. Only with configured columns (columns=auto converts on the "
+            + "task's thread). 1: the task's thread alone.";
+    static final int CONVERT_THREADS_DEFAULT = 2;
+    static final int CONVERT_THREADS_MAX = 16;
+
     public static final String BUFFER_MAX_OPEN_FILES = "buffer.max.open.files";
     static final String BUFFER_MAX_OPEN_FILES_DOC = "Most Parquet files a task keeps open at once; a table partition "
             + "gets an open file once its waiting rows reach the per-file overhead, and at the cap the least "
@@ -366,6 +376,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
                 Importance.LOW, BUFFER_MAX_OPEN_FILES_DOC, GROUP_FILES, ++order, Width.SHORT, "Open files cap");
         def.define(WRITER_BACKGROUND, Type.BOOLEAN, WRITER_BACKGROUND_DEFAULT,
                 Importance.LOW, WRITER_BACKGROUND_DOC, GROUP_FILES, ++order, Width.SHORT, "Background writer");
+        def.define(CONVERT_THREADS, Type.INT, CONVERT_THREADS_DEFAULT, ConfigDef.Range.between(1, CONVERT_THREADS_MAX),
+                Importance.LOW, CONVERT_THREADS_DOC, GROUP_FILES, ++order, Width.SHORT, "Conversion threads");
         def.define(PARQUET_COMPRESSION, Type.STRING, PARQUET_COMPRESSION_DEFAULT,
                 Validators.oneOf("snappy", "zstd", "gzip", "uncompressed"),
                 Importance.LOW, PARQUET_COMPRESSION_DOC, GROUP_FILES, ++order, Width.SHORT, "Compression");
@@ -583,6 +595,10 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
     public boolean writerBackground() {
         return getBoolean(WRITER_BACKGROUND);
+    }
+
+    public int convertThreads() {
+        return getInt(CONVERT_THREADS);
     }
 
     /** The configured cap on open files; 0 when it is to be derived from the bound. */

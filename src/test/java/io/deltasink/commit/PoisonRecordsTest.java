@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.deltasink.config.DeltaSinkConfig;
+import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.DeltaTableReader;
 import io.deltasink.testing.RecordingContext;
 import io.deltasink.testing.SinkRecords;
@@ -149,5 +150,68 @@ class PoisonRecordsTest {
                 record(1, envelope("\"smart_plug\"", "\"9999-12-31T23:00:00-05:00\"", "null", "null")))));
         assertTrue(e.getMessage().contains("sensor-events/0@1") && e.getMessage().contains("event_time")
                 && e.getMessage().contains("9999-12-31T23:00:00-05:00"), e.getMessage());
+    }
+
+    /** What a put of {@code batch} and a commit left: the offsets, the rows by offset, the reports in order. */
+    private record Outcome(Map<TopicPartition, OffsetAndMetadata> committed, Map<Long, Map<String, Object>> rows,
+                           List<Long> reported, List<String> messages) {
+    }
+
+    private Outcome putAndCommit(List<SinkRecord> batch, String threads) {
+        String location = sessions.dir().resolve("threads-" + threads).toString();
+        RecordingContext ctx = new RecordingContext(true);
+        SinkSession s = session(ctx, Map.of("errors.tolerance", "all", DeltaSinkConfig.CONVERT_THREADS, threads,
+                DeltaSinkConfig.TABLE_LOCATION, location));
+        s.open(List.of(TP0));
+        s.put(batch);
+        Map<TopicPartition, OffsetAndMetadata> committed = s.commit(Map.of());
+        s.stop();
+        Map<Long, Map<String, Object>> rows = new TreeMap<>();
+        DeltaTableReader.readAll(StorageSettings.normalize(location)).forEach(r -> rows.put((Long) r.get("kafka_offset"), r));
+        return new Outcome(committed, rows, ctx.reported.stream().map(SinkRecord::kafkaOffset).toList(),
+                ctx.reportedErrors.stream().map(Throwable::getMessage).toList());
+    }
+
+    /** Poison every seventh record of {@code n}, the kinds in turn, good records between. */
+    private static List<SinkRecord> poisonAmongGood(int n) {
+        List<Poison> kinds = List.copyOf(poison(0).values());
+        List<SinkRecord> batch = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            SinkRecord p = kinds.get(i / 7 % kinds.size()).record();
+            batch.add(i % 7 == 3 ? SinkRecords.withTimestamp(TOPIC, 0, i, p.value(), p.timestamp()) : record(i, good()));
+        }
+        return batch;
+    }
+
+    @Test
+    void aLongPutWithPoisonAmongItGivesOnSeveralConversionThreadsWhatOneThreadGives() {
+        List<SinkRecord> batch = poisonAmongGood(2500); // more than one window of converted records
+        Outcome one = putAndCommit(batch, "1");
+        Outcome several = putAndCommit(batch, "4");
+        assertEquals(Map.of(TP0, new OffsetAndMetadata(2500)), one.committed());
+        assertEquals(2500 - 2500 / 7 - (2500 % 7 > 3 ? 1 : 0), one.rows().size());
+        assertEquals(2500 - one.rows().size(), one.reported().size());
+        assertEquals(one.reported().stream().sorted().toList(), one.reported(), "reported in record order");
+        assertEquals(one, several);
+    }
+
+    @Test
+    void withoutToleranceAPoisonDeepInALongPutFailsItAsOnOneThread() {
+        List<SinkRecord> batch = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            batch.add(record(i, i == 250 ? envelope("\"smart_plug\"", "\"9999-12-31T23:00:00-05:00\"", "null", "null")
+                    : good()));
+        }
+        List<String> messages = new ArrayList<>();
+        for (String threads : List.of("1", "2", "3")) {
+            SinkSession s = session(new RecordingContext(true), Map.of(DeltaSinkConfig.CONVERT_THREADS, threads,
+                    DeltaSinkConfig.TABLE_LOCATION, sessions.dir().resolve("none-" + threads).toString()));
+            s.open(List.of(TP0));
+            messages.add(assertThrows(DataException.class, () -> s.put(batch)).getMessage());
+            s.stop();
+        }
+        assertTrue(messages.get(0).contains("sensor-events/0@250") && messages.get(0).contains("event_time"),
+                messages.get(0));
+        assertEquals(List.of(messages.get(0), messages.get(0), messages.get(0)), messages);
     }
 }
