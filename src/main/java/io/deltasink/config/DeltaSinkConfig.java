@@ -186,7 +186,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
     public static final String CONVERT_THREADS = "convert.threads";
     static final String CONVERT_THREADS_DOC = "Threads that turn a put()'s records into rows, the task's own thread "
             + "included: with 2 or more the records are cut into chunks of 16 that each thread takes in turn (the "
-            + "others are the task's own, named delta-convert-<connector>-<task>), up to 1024 records at a time; "
+            + "others are the task's own, named delta-convert-<connector>-<task>, numbered -1, -2.. from 3 threads "
+            + "on), up to 1024 records or about 1 MiB of values at a time; "
             + "the rows are then taken in record order on the task's thread, so bad records, the dead letter queue "
             + "and errors are as with one thread. Only with configured columns (columns=auto converts on the "
             + "task's thread). 1: the task's thread alone.";
