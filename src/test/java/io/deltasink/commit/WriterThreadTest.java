@@ -37,7 +37,7 @@ import io.deltasink.testing.SinkRecords;
  * The background writer (writer.background, on by default) under the session, against real tables
  * read back with the independent reader: data files fail on the writer thread (injected by
  * {@link DataFileFaults}) and every offset still lands once; a bad row still goes to the dead
- * letter queue with its own record; stop() leaves no writer thread.
+ * letter queue with its own record; stop() leaves no writer thread and no conversion helper.
  */
 class WriterThreadTest {
     static final String TOPIC = SinkSessionTest.TOPIC;
@@ -155,6 +155,7 @@ class WriterThreadTest {
         s.put(topic(300).get(PARTITIONS.get(0)));
         s.commit(Map.of());
         assertEquals(1, writerThreads(), "the writer thread runs between commits");
+        assertEquals(1, threads("delta-convert-"), "the conversion helper runs between commits");
         s.stop();
         awaitNoWriterThread();
 
@@ -189,16 +190,23 @@ class WriterThreadTest {
     }
 
     private static long writerThreads() {
-        return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && t.getName().startsWith("delta-writer-" + OWN_NAME + "-")).count();
+        return threads("delta-writer-");
     }
 
+    /** Live threads of this test's sessions whose names start with {@code prefix}. */
+    private static long threads(String prefix) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().startsWith(prefix + OWN_NAME + "-")).count();
+    }
+
+    /** No writer thread and no conversion helper left once stop() returned. */
     private static void awaitNoWriterThread() throws InterruptedException {
-        // stop() waits for the thread to end; allow the JVM a moment to drop it from its list
-        for (int i = 0; i < 50 && writerThreads() > 0; i++) {
+        // stop() waits for the writer thread to end, the helper ends once idle; allow the JVM a moment to drop them
+        for (int i = 0; i < 50 && writerThreads() + threads("delta-convert-") > 0; i++) {
             Thread.sleep(10);
         }
         assertEquals(0, writerThreads(), "no writer thread left");
+        assertEquals(0, threads("delta-convert-"), "no conversion helper left");
     }
 
     private Path tableDir() {
