@@ -3,10 +3,7 @@ package io.deltasink.commit;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
@@ -17,6 +14,7 @@ import org.slf4j.LoggerFactory;
 
 import io.deltasink.convert.ConverterFactory;
 import io.deltasink.convert.RecordConverter;
+import io.deltasink.write.TaskThreads;
 
 /**
  * Converts a run of a put()'s records on the caller's thread and helper threads of the task's own
@@ -47,7 +45,6 @@ final class ParallelConversion implements AutoCloseable {
     static final long WINDOW_BYTES = 1 << 20;
     /** What a value other than text or bytes (a Struct, a Map) counts for in {@link #WINDOW_BYTES}. */
     private static final int OTHER_VALUE_BYTES = 512;
-    private static final long IDLE_SECONDS = 60;
     private static final int SPINS = 1 << 10;
     private static final long PARK_NANOS = 20_000;
 
@@ -60,15 +57,7 @@ final class ParallelConversion implements AutoCloseable {
         this.mine = mine;
         this.helpers = helpers;
         this.theirs = ThreadLocal.withInitial(() -> factory.create(null));
-        AtomicInteger count = new AtomicInteger();
-        ThreadPoolExecutor executor = new ThreadPoolExecutor(helpers, helpers, IDLE_SECONDS, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), r -> {
-                    Thread t = new Thread(r, helpers == 1 ? threadName : threadName + "-" + count.incrementAndGet());
-                    t.setDaemon(true); // never keeps a worker JVM alive
-                    return t;
-                });
-        executor.allowCoreThreadTimeOut(true); // an idle task holds no thread
-        this.threads = executor;
+        this.threads = TaskThreads.pool(threadName, helpers);
     }
 
     /**

@@ -257,13 +257,15 @@ public final class SinkSession {
             }
         }
         List<SinkRecord> list = records instanceof List<SinkRecord> l ? l : new ArrayList<>(records);
-        Object[] converted = null;
+        Object[] converted = null; // records [convertedFrom, convertedTo) converted together ahead
         int convertedFrom = 0;
+        int convertedTo = 0;
         for (int i = 0; i < list.size(); i++) {
             SinkRecord record = list.get(i);
-            if (conversion != null && i == convertedFrom + (converted == null ? 0 : converted.length)) {
+            if (conversion != null && i == convertedTo) {
                 convertedFrom = i;
-                converted = conversion.convert(list, i, ParallelConversion.windowEnd(list, i));
+                convertedTo = ParallelConversion.windowEnd(list, i);
+                converted = conversion.convert(list, convertedFrom, convertedTo);
             }
             TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
             try {

@@ -8,9 +8,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -49,7 +47,6 @@ public final class BackgroundWriter implements AutoCloseable {
     /** Table partitions whose folder names are known to be valid, remembered on the caller's side. */
     static final int CHECKED_PARTITIONS = 4096;
     private static final long STOP_WAIT_SECONDS = 30;
-    private static final long IDLE_SECONDS = 60;
 
     private final PartitionedWriter writer;
     private final String threadName;
@@ -314,14 +311,7 @@ public final class BackgroundWriter implements AutoCloseable {
 
     private ExecutorService thread() {
         if (thread == null) {
-            ThreadPoolExecutor executor = new ThreadPoolExecutor(1, 1, IDLE_SECONDS, TimeUnit.SECONDS,
-                    new LinkedBlockingQueue<>(), r -> {
-                        Thread t = new Thread(r, threadName);
-                        t.setDaemon(true); // never keeps a worker JVM alive
-                        return t;
-                    });
-            executor.allowCoreThreadTimeOut(true); // an idle task (no records for a while) holds no thread
-            thread = executor;
+            thread = TaskThreads.pool(threadName, 1);
             LOG.debug("Started writer thread {}", threadName);
         }
         return thread;
