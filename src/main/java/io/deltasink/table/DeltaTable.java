@@ -68,6 +68,15 @@ public final class DeltaTable {
     private final IdentifiedCommitter committer = new IdentifiedCommitter();
     private final Clock clock;
     private final int logCompactionInterval;
+    /**
+     * Kernel's snapshot right after this instance's last commit, while nothing says it is not the
+     * latest (see {@link #latest}); null after a checkpoint, a schema change or any doubt.
+     */
+    private volatile LastCommit lastCommit;
+
+    /** A snapshot made by a commit of this instance, with its commit file's size and time as stored. */
+    private record LastCommit(Snapshot snapshot, long size, long modified) {
+    }
 
     /**
      * @param engine    a Kernel engine, e.g. {@code DefaultEngine.create(hadoopConf)}
@@ -121,6 +130,13 @@ public final class DeltaTable {
      *                                never look like "no table" (the connector would create one)
      */
     public Optional<TableSnapshot> latest() {
+        LastCommit mine = lastCommit;
+        if (mine != null) {
+            if (stillLatest(mine)) {
+                return Optional.of(new TableSnapshot(mine.snapshot(), engine, tablePath));
+            }
+            forgetLastCommit(mine);
+        }
         for (int attempt = 1; ; attempt++) {
             try {
                 Snapshot snapshot = TableManager.loadSnapshot(tablePath).withCommitter(committer).build(engine);
@@ -141,6 +157,56 @@ public final class DeltaTable {
             } catch (RuntimeException e) {
                 throw TableErrors.onRead(e, tablePath, engine, -1);
             }
+        }
+    }
+
+    /**
+     * Whether the snapshot of this instance's last commit, at version V, is still the latest,
+     * told without listing the log: V's commit file is the one that commit stored (same size and
+     * time) and V + 1's does not exist. Versions are consecutive, so no later commit exists; a
+     * table deleted, or deleted and created again, lacks that file. A listing of a local log reads
+     * the whole folder, every commit, checksum and checkpoint file of the table's history, where
+     * these are two look-ups. Any failure to look says no: the caller lists, as it did before.
+     */
+    private boolean stillLatest(LastCommit last) {
+        long version = last.snapshot().getVersion();
+        try {
+            FileStatus mine = engine.getFileSystemClient().getFileStatus(commitFile(version));
+            if (mine.getSize() != last.size() || mine.getModificationTime() != last.modified()) {
+                return false;
+            }
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+        try {
+            engine.getFileSystemClient().getFileStatus(commitFile(version + 1));
+            return false;
+        } catch (FileNotFoundException | NoSuchFileException absent) {
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private String commitFile(long version) {
+        return tablePath.replaceAll("/+$", "") + "/_delta_log/" + String.format(Locale.ROOT, "%020d.json", version);
+    }
+
+    /** Drops {@code last} as the latest known, unless a newer commit replaced it meanwhile. */
+    private synchronized void forgetLastCommit(LastCommit last) {
+        if (lastCommit == last) {
+            lastCommit = null;
+        }
+    }
+
+    /** Keeps Kernel's snapshot after this commit as the latest known, with its commit file as stored. */
+    private void rememberLastCommit(Snapshot snapshot) {
+        try {
+            FileStatus stored = engine.getFileSystemClient().getFileStatus(commitFile(snapshot.getVersion()));
+            lastCommit = new LastCommit(snapshot, stored.getSize(), stored.getModificationTime());
+        } catch (IOException | RuntimeException e) {
+            log.debug("Cannot look at commit {} of {} ({}); its snapshot is loaded again when asked for",
+                    snapshot.getVersion(), tablePath, e.toString());
         }
     }
 
@@ -416,6 +482,7 @@ public final class DeltaTable {
 
         TransactionCommitResult result;
         committer.reset();
+        lastCommit = null;
         try {
             result = txn.commit(engine, CloseableIterable.inMemoryIterable(new ListCloseableIterator<>(actions)));
         } catch (RuntimeException e) {
@@ -426,7 +493,21 @@ public final class DeltaTable {
                 version, tablePath, files.size(), rows, actions.size() - files.size(),
                 (System.nanoTime() - started) / 1_000_000);
         runPostCommitHooks(result, schemaChange);
+        // Kernel's snapshot after a schema change would carry the metaData it read, not the one written
+        Optional<Snapshot> after = schemaChange ? Optional.empty() : result.getPostCommitSnapshot();
+        if (after.isPresent() && after.get().getVersion() == version && !checkpointed(result)) {
+            rememberLastCommit(after.get());
+        }
         return version;
+    }
+
+    /**
+     * Whether Kernel asked for a checkpoint at this commit: the snapshot after it still replays the
+     * log from the checkpoint before, so the next {@link #latest} lists once and starts from the new one.
+     */
+    private static boolean checkpointed(TransactionCommitResult result) {
+        return result.getPostCommitHooks().stream()
+                .anyMatch(h -> h.getType() == PostCommitHook.PostCommitHookType.CHECKPOINT);
     }
 
     /**
@@ -673,7 +754,15 @@ public final class DeltaTable {
             }
             long started = System.nanoTime();
             try {
-                hook.threadSafeInvoke(engine);
+                Optional<Snapshot> after = schemaChange ? Optional.empty() : result.getPostCommitSnapshot();
+                if (hook.getType() == PostCommitHook.PostCommitHookType.CHECKPOINT && after.isPresent()
+                        && after.get().getVersion() == result.getVersion()) {
+                    // from the snapshot in hand: Kernel's hook loads that version again, looking for the
+                    // checkpoint before it in a listing of up to 1,000 versions of the log
+                    after.get().writeCheckpoint(engine);
+                } else {
+                    hook.threadSafeInvoke(engine);
+                }
                 log.debug("Post-commit {} of {} version {} took {} ms", hook.getType(), tablePath,
                         result.getVersion(), (System.nanoTime() - started) / 1_000_000);
             } catch (CheckpointAlreadyExistsException e) {
