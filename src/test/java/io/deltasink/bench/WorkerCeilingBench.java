@@ -72,7 +72,7 @@ public final class WorkerCeilingBench {
                 Path runDir = dir.resolve("run-" + i);
                 Files.createDirectories(runDir);
                 double seconds = run(kafka, admin, ends, run, i, runDir, flushIntervalMs);
-                String line = String.format(Locale.ROOT, "%-5s %10.0f %8.1f   %s", run.get("tasks"), events / seconds,
+                String line = String.format(Locale.ROOT, "%-5s %,10.0f %8.1f   %s", run.get("tasks"), events / seconds,
                         seconds, run.get("jvm"));
                 System.out.println("  " + line);
                 lines.add(line);
