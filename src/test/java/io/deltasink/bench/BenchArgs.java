@@ -43,6 +43,16 @@ final class BenchArgs {
         return out;
     }
 
+    /** {@link #parse(String...)}, refusing any option not in {@code known}. */
+    static BenchArgs parse(List<String> known, String... args) {
+        BenchArgs out = parse(args);
+        List<String> unknown = out.unknown(known);
+        if (!unknown.isEmpty()) {
+            throw new IllegalArgumentException("Unknown options " + unknown + "; known: " + known);
+        }
+        return out;
+    }
+
     /** The positional argument at {@code index} as a count (underscores allowed: 1_000_000), else the default. */
     long count(int index, long dflt) {
         return index < positional.size() ? Long.parseLong(positional.get(index).replace("_", "")) : dflt;

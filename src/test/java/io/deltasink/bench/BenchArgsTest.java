@@ -44,5 +44,9 @@ class BenchArgsTest {
         assertThrows(IllegalArgumentException.class, () -> BenchArgs.parse("=3"));
         assertThrows(IllegalArgumentException.class, () -> BenchArgs.parse("storage=s3,local").single("storage", "x"));
         assertEquals(List.of("taks"), BenchArgs.parse("taks=2", "tasks=1").unknown(List.of("tasks")));
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> BenchArgs.parse(List.of("tasks"), "100", "taks=2"));
+        assertEquals("Unknown options [taks]; known: [tasks]", unknown.getMessage());
+        assertEquals(List.of("1", "2"), BenchArgs.parse(List.of("tasks"), "100", "tasks=1,2").list("tasks", "9"));
     }
 }

@@ -49,10 +49,7 @@ public final class CommitCostBench {
     }
 
     public static void main(String[] args) throws Exception {
-        BenchArgs parsed = BenchArgs.parse(args);
-        if (!parsed.unknown(OPTIONS).isEmpty()) {
-            throw new IllegalArgumentException("Unknown options " + parsed.unknown(OPTIONS) + "; known: " + OPTIONS);
-        }
+        BenchArgs parsed = BenchArgs.parse(OPTIONS, args);
         int commits = Integer.parseInt(parsed.single("commits", "30"));
         int perCommit = Integer.parseInt(parsed.single("records", "10"));
         int warmup = Integer.parseInt(parsed.single("warmup", "50"));

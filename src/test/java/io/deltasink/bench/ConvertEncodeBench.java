@@ -50,10 +50,7 @@ public final class ConvertEncodeBench {
     }
 
     public static void main(String[] args) throws Exception {
-        BenchArgs parsed = BenchArgs.parse(args);
-        if (!parsed.unknown(OPTIONS).isEmpty()) {
-            throw new IllegalArgumentException("Unknown options " + parsed.unknown(OPTIONS) + "; known: " + OPTIONS);
-        }
+        BenchArgs parsed = BenchArgs.parse(OPTIONS, args);
         int records = Math.toIntExact(parsed.count(0, 200_000));
         int warmup = Integer.parseInt(parsed.single("warmup", "3"));
         int iterations = Integer.parseInt(parsed.single("iterations", "5"));

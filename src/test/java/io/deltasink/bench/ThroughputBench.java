@@ -89,10 +89,7 @@ public final class ThroughputBench {
      * [fetch=default,kafka,N,..] (its fetch.max.bytes; default: the preset's) [jvm=bare,kafka,-XX:..,..].
      */
     public static void main(String[] args) throws Exception {
-        BenchArgs parsed = BenchArgs.parse(args);
-        if (!parsed.unknown(OPTIONS).isEmpty()) {
-            throw new IllegalArgumentException("Unknown options " + parsed.unknown(OPTIONS) + "; known: " + OPTIONS);
-        }
+        BenchArgs parsed = BenchArgs.parse(OPTIONS, args);
         int events = Math.toIntExact(parsed.count(0, 1_000_000));
         String flushIntervalMs = parsed.positional(1, "1000");
         int tablePartitions = Integer.parseInt(parsed.single("partitions", "0"));

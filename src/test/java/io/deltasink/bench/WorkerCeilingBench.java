@@ -42,10 +42,7 @@ public final class WorkerCeilingBench {
     }
 
     public static void main(String[] args) throws Exception {
-        BenchArgs parsed = BenchArgs.parse(args);
-        if (!parsed.unknown(OPTIONS).isEmpty()) {
-            throw new IllegalArgumentException("Unknown options " + parsed.unknown(OPTIONS) + "; known: " + OPTIONS);
-        }
+        BenchArgs parsed = BenchArgs.parse(OPTIONS, args);
         int events = Math.toIntExact(parsed.count(0, 1_000_000));
         String flushIntervalMs = parsed.positional(1, "1000");
         int repeat = Integer.parseInt(parsed.single("repeat", "1"));

@@ -6,12 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.engine.FileSystemClient;
-import io.delta.kernel.engine.FileReadRequest;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.FileStatus;
 import io.deltasink.testing.DelegatingEngine;
 import io.deltasink.testing.DeltaTableReader;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -147,35 +145,13 @@ class LatestAfterCommitTest {
 
         @Override
         public FileSystemClient getFileSystemClient() {
-            FileSystemClient fs = delegate.getFileSystemClient();
-            return new FileSystemClient() {
+            return new FileSystem(delegate.getFileSystemClient()) {
                 @Override
                 public CloseableIterator<FileStatus> listFrom(String filePath) throws IOException {
                     if (filePath.contains("_delta_log")) {
                         listings.incrementAndGet();
                     }
-                    return fs.listFrom(filePath);
-                }
-
-                @Override
-                public String resolvePath(String path) throws IOException {
-                    return fs.resolvePath(path);
-                }
-
-                @Override
-                public CloseableIterator<ByteArrayInputStream> readFiles(CloseableIterator<FileReadRequest> requests)
-                        throws IOException {
-                    return fs.readFiles(requests);
-                }
-
-                @Override
-                public boolean mkdirs(String path) throws IOException {
-                    return fs.mkdirs(path);
-                }
-
-                @Override
-                public boolean delete(String path) throws IOException {
-                    return fs.delete(path);
+                    return super.listFrom(filePath);
                 }
 
                 @Override
@@ -183,12 +159,7 @@ class LatestAfterCommitTest {
                     if (failLookUps.get()) {
                         throw new IOException("look-up refused by the test");
                     }
-                    return fs.getFileStatus(path);
-                }
-
-                @Override
-                public void copyFileAtomically(String from, String to, boolean overwrite) throws IOException {
-                    fs.copyFileAtomically(from, to, overwrite);
+                    return super.getFileStatus(path);
                 }
             };
         }

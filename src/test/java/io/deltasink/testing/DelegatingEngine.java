@@ -1,5 +1,6 @@
 package io.deltasink.testing;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
@@ -10,6 +11,7 @@ import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.engine.ExpressionHandler;
+import io.delta.kernel.engine.FileReadRequest;
 import io.delta.kernel.engine.FileReadResult;
 import io.delta.kernel.engine.FileSystemClient;
 import io.delta.kernel.engine.JsonHandler;
@@ -112,6 +114,51 @@ public abstract class DelegatingEngine implements Engine {
         public void writeJsonFileAtomically(String filePath, CloseableIterator<Row> data, boolean overwrite)
                 throws IOException {
             delegate.writeJsonFileAtomically(filePath, data, overwrite);
+        }
+    }
+
+    /** A file system client that hands every call to another. */
+    public static class FileSystem implements FileSystemClient {
+        protected final FileSystemClient delegate;
+
+        public FileSystem(FileSystemClient delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public CloseableIterator<FileStatus> listFrom(String filePath) throws IOException {
+            return delegate.listFrom(filePath);
+        }
+
+        @Override
+        public String resolvePath(String path) throws IOException {
+            return delegate.resolvePath(path);
+        }
+
+        @Override
+        public CloseableIterator<ByteArrayInputStream> readFiles(CloseableIterator<FileReadRequest> readRequests)
+                throws IOException {
+            return delegate.readFiles(readRequests);
+        }
+
+        @Override
+        public boolean mkdirs(String path) throws IOException {
+            return delegate.mkdirs(path);
+        }
+
+        @Override
+        public boolean delete(String path) throws IOException {
+            return delegate.delete(path);
+        }
+
+        @Override
+        public FileStatus getFileStatus(String path) throws IOException {
+            return delegate.getFileStatus(path);
+        }
+
+        @Override
+        public void copyFileAtomically(String srcPath, String destPath, boolean overwrite) throws IOException {
+            delegate.copyFileAtomically(srcPath, destPath, overwrite);
         }
     }
 }
