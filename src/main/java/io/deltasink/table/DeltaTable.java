@@ -73,6 +73,12 @@ public final class DeltaTable {
      * latest (see {@link #latest}); null after a checkpoint, a schema change or any doubt.
      */
     private volatile LastCommit lastCommit;
+    /**
+     * The log is on a local file system, where a listing reads the whole folder whatever it starts
+     * from (an object store lists from the start asked for, a page at a time): only there does
+     * {@link #latest} take the snapshot of the last commit instead of a listing.
+     */
+    private final boolean localLog;
 
     /** A snapshot made by a commit of this instance, with its commit file's size and time as stored. */
     private record LastCommit(Snapshot snapshot, long size, long modified) {
@@ -100,6 +106,7 @@ public final class DeltaTable {
             throw new IllegalArgumentException("logCompactionInterval must be >= 0: " + logCompactionInterval);
         }
         this.logCompactionInterval = logCompactionInterval;
+        this.localLog = tablePath.regionMatches(true, 0, "file:", 0, 5);
     }
 
     public String path() {
@@ -166,7 +173,8 @@ public final class DeltaTable {
      * time) and V + 1's does not exist. Versions are consecutive, so no later commit exists; a
      * table deleted, or deleted and created again, lacks that file. A listing of a local log reads
      * the whole folder, every commit, checksum and checkpoint file of the table's history, where
-     * these are two look-ups. Any failure to look says no: the caller lists, as it did before.
+     * these are two look-ups (local logs only: {@link #localLog}). Any failure to look says no:
+     * the caller lists, as it did before.
      */
     private boolean stillLatest(LastCommit last) {
         long version = last.snapshot().getVersion();
@@ -495,7 +503,7 @@ public final class DeltaTable {
         runPostCommitHooks(result, schemaChange);
         // Kernel's snapshot after a schema change would carry the metaData it read, not the one written
         Optional<Snapshot> after = schemaChange ? Optional.empty() : result.getPostCommitSnapshot();
-        if (after.isPresent() && after.get().getVersion() == version && !checkpointed(result)) {
+        if (localLog && after.isPresent() && after.get().getVersion() == version && !checkpointed(result)) {
             rememberLastCommit(after.get());
         }
         return version;

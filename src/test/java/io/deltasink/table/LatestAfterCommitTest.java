@@ -4,12 +4,14 @@ import static io.deltasink.table.Fixtures.ENGINE_INFO;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.engine.FileSystemClient;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.FileStatus;
 import io.deltasink.testing.DelegatingEngine;
 import io.deltasink.testing.DeltaTableReader;
+import io.deltasink.testing.S3Server;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,15 +23,21 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link DeltaTable#latest} after a commit of the same instance: the snapshot Kernel made with that
  * commit, as long as two look-ups say it is still the latest, instead of a listing of the whole log
- * per commit. Whatever happened to the table meanwhile, the answer must be what a fresh listing
- * gives.
+ * per commit (a local log; on an object store it lists as before). Whatever happened to the table
+ * meanwhile, the answer must be what a fresh listing gives.
  */
 class LatestAfterCommitTest {
+    private static final String BUCKET = "latest-after-commit";
+
+    @RegisterExtension
+    static final S3Server s3 = new S3Server(BUCKET);
+
     @TempDir
     Path dir;
 
@@ -124,6 +132,21 @@ class LatestAfterCommitTest {
         assertEquals(2, latest.version());
         assertEquals(Optional.of(5L), latest.txnVersion("b"));
         assertTrue(engine.listings.get() > before, "listed the log");
+    }
+
+    @Test
+    void onAnObjectStoreEverySnapshotIsListedAsBefore() {
+        // S3 lists from the start asked for: a look-up of a missing key would cost more than the listing
+        ListingCountingEngine engine = new ListingCountingEngine(DefaultEngine.create(s3.server().hadoopConf()));
+        String path = "s3a://" + BUCKET + "/delta/latest";
+        DeltaTable table = Fixtures.createTable(engine, path, Map.of());
+        for (long v = 1; v <= 3; v++) {
+            int before = engine.listings.get();
+            TableSnapshot latest = table.latest().orElseThrow();
+            assertTrue(engine.listings.get() > before, "listed for version " + (v - 1));
+            assertEquals(v, table.commitAppend(latest, List.of(), Map.of("a", v), ENGINE_INFO));
+        }
+        assertEquals(Optional.of(3L), table.latest().orElseThrow().txnVersion("a"));
     }
 
     private void deleteTable() throws IOException {
