@@ -197,7 +197,16 @@ public final class DeltaTable {
     }
 
     private String commitFile(long version) {
-        return tablePath.replaceAll("/+$", "") + "/_delta_log/" + String.format(Locale.ROOT, "%020d.json", version);
+        return logFile(tablePath, commitName(version));
+    }
+
+    /** The path of {@code name} in the log of the table at {@code root}. */
+    private static String logFile(String root, String name) {
+        return root.replaceAll("/+$", "") + "/_delta_log/" + name;
+    }
+
+    private static String commitName(long version) {
+        return String.format(Locale.ROOT, "%020d.json", version);
     }
 
     /** Drops {@code last} as the latest known, unless a newer commit replaced it meanwhile. */
@@ -233,10 +242,9 @@ public final class DeltaTable {
      * a failed look-up is retriable.
      */
     private boolean tableFilesExist(TableNotFoundException kernel) {
-        String log = tablePath.replaceAll("/+$", "") + "/_delta_log/";
-        for (String name : List.of(String.format(Locale.ROOT, "%020d.json", 0), "_last_checkpoint")) {
+        for (String name : List.of(commitName(0), "_last_checkpoint")) {
             try {
-                engine.getFileSystemClient().getFileStatus(log + name);
+                engine.getFileSystemClient().getFileStatus(logFile(tablePath, name));
                 return true;
             } catch (FileNotFoundException | NoSuchFileException absent) {
                 // look for the other one
@@ -567,7 +575,7 @@ public final class DeltaTable {
      * empty when the commit carries no id.
      */
     private String commitIdAt(String tableRoot, long version) throws IOException {
-        String file = tableRoot + "/_delta_log/" + String.format(Locale.ROOT, "%020d.json", version);
+        String file = logFile(tableRoot, commitName(version));
         FileStatus status;
         try {
             status = engine.getFileSystemClient().getFileStatus(file);
