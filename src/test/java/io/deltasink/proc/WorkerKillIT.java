@@ -99,7 +99,8 @@ class WorkerKillIT {
             worker.putConnectorConfig(connector, preset.config());
             worker.awaitTasksRunning(connector, 1, Duration.ofSeconds(60));
 
-            try (PacedProducer producer = new PacedProducer(kafka.bootstrapServers(), TOPIC, PARTITIONS, EVENTS,
+            int events;
+            try (PacedProducer producer = new PacedProducer(kafka.bootstrapServers(), TOPIC, PARTITIONS,
                     EVENTS_PER_SECOND)) {
                 // 1: right after a commit landed, before the worker's own offset commit
                 long v = awaitVersionAbove(table, 2, worker);
@@ -126,11 +127,11 @@ class WorkerKillIT {
                 Thread.sleep(300);
                 killAndRestart("catching up the backlog, 300 ms after version " + v, worker, admin, table, connector);
 
-                producer.awaitDone(Duration.ofMinutes(3));
+                events = producer.finish(EVENTS, Duration.ofMinutes(3));
             }
 
             Map<TopicPartition, Long> ends = TableProgress.endOffsets(admin, TableProgress.partitions(TOPIC, PARTITIONS));
-            assertEquals(EVENTS, ends.values().stream().mapToLong(Long::longValue).sum(), "records in the topic");
+            assertEquals(events, ends.values().stream().mapToLong(Long::longValue).sum(), "records in the topic");
             Map<TopicPartition, Optional<Long>> txn = TableProgress.awaitCaughtUp(table, connector, ends, CATCH_UP,
                     () -> "kills: " + killLog + "\nworker log:\n" + worker.logTail(60));
             long version = table.version();
@@ -140,7 +141,7 @@ class WorkerKillIT {
                     + "\n[WorkerKillIT] Parquet files on disk " + parquetFiles(table) + ", referenced by the log "
                     + referencedFiles(table, version) + " (the rest: orphans of killed batches, for vacuum)");
 
-            verifyExactlyOnce(table, connector, ends, EVENTS);
+            verifyExactlyOnce(table, connector, ends, events);
         } finally {
             worker.kill();
             kafka.stop();
@@ -159,7 +160,7 @@ class WorkerKillIT {
     @org.junit.jupiter.api.Test
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void autoCompactionUnderKillsKeepsEveryRecordOnceAndFilesBounded() throws Exception {
-        int events = 6_000;
+        int events;
         EmbeddedKafkaCluster kafka = new EmbeddedKafkaCluster(1, new Properties());
         kafka.start();
         TableLocation table = TableLocation.local(tmp.resolve("sensor_events"));
@@ -175,7 +176,7 @@ class WorkerKillIT {
             worker.start();
             worker.putConnectorConfig(connector, preset.config());
             worker.awaitTasksRunning(connector, 1, Duration.ofSeconds(60));
-            try (PacedProducer producer = new PacedProducer(kafka.bootstrapServers(), TOPIC, PARTITIONS, events, 200)) {
+            try (PacedProducer producer = new PacedProducer(kafka.bootstrapServers(), TOPIC, PARTITIONS, 200)) {
                 awaitCompaction(table, worker);
                 long v = awaitVersionAbove(table, table.latestVersion() + 1, worker);
                 killAndRestart("after a compaction, just after version " + v, worker, admin, table, connector);
@@ -184,7 +185,7 @@ class WorkerKillIT {
                 Thread.sleep(400);
                 killAndRestart("after another compaction, mid-batch 400 ms after version " + v, worker, admin, table,
                         connector);
-                producer.awaitDone(Duration.ofMinutes(2));
+                events = producer.finish(6_000, Duration.ofMinutes(2));
             }
             Map<TopicPartition, Long> ends = TableProgress.endOffsets(admin, TableProgress.partitions(TOPIC, PARTITIONS));
             TableProgress.awaitCaughtUp(table, connector, ends, CATCH_UP,
@@ -365,28 +366,38 @@ class WorkerKillIT {
         return out;
     }
 
-    /** Produces {@code total} sensor events round-robin over the partitions at a steady rate, in its own thread. */
+    /**
+     * Produces sensor events round-robin over the partitions at a steady rate, in its own thread, until
+     * {@link #finish} says how many: the kill points of a test wait for new commits, so the events keep
+     * coming however slowly the worker restarts on a loaded machine.
+     */
     private static final class PacedProducer implements AutoCloseable {
         private final KafkaProducer<String, String> producer;
         private final Thread thread;
         private volatile Throwable failure;
         private volatile boolean stopped;
+        /** How many events to send; unbounded until {@link #finish}. */
+        private volatile long limit = Long.MAX_VALUE;
+        /** Events handed to the producer so far (written by its thread only). */
+        private volatile int sent;
 
-        PacedProducer(String bootstrap, String topic, int partitions, int total, int perSecond) {
+        PacedProducer(String bootstrap, String topic, int partitions, int perSecond) {
             producer = new KafkaProducer<>(Producers.settings(bootstrap), new StringSerializer(), new StringSerializer());
             thread = new Thread(() -> {
                 try {
                     int chunk = Math.max(1, perSecond / 10);
-                    for (int sent = 0; sent < total && !stopped; ) {
+                    while (sent < limit && !stopped) {
                         long started = System.nanoTime();
-                        for (int i = 0; i < chunk && sent < total; i++, sent++) {
-                            SensorEvents.Event e = SensorEvents.event(sent);
-                            producer.send(new ProducerRecord<>(topic, sent % partitions, e.deviceId(), e.json()),
+                        for (int i = 0; i < chunk && sent < limit; i++) {
+                            int seq = sent;
+                            SensorEvents.Event e = SensorEvents.event(seq);
+                            producer.send(new ProducerRecord<>(topic, seq % partitions, e.deviceId(), e.json()),
                                     (md, ex) -> {
                                         if (ex != null) {
                                             failure = ex;
                                         }
                                     });
+                            sent = seq + 1;
                         }
                         long wait = 100 - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
                         if (wait > 0) {
@@ -402,14 +413,20 @@ class WorkerKillIT {
             thread.start();
         }
 
-        void awaitDone(Duration timeout) throws InterruptedException {
+        /**
+         * Lets the producer stop once it has sent at least {@code atLeast} events (at once if it has),
+         * waits until they are acknowledged and returns how many it sent.
+         */
+        int finish(int atLeast, Duration timeout) throws InterruptedException {
+            limit = Math.max(atLeast, sent);
             thread.join(timeout.toMillis());
             if (thread.isAlive()) {
-                throw new AssertionError("Producer not done after " + timeout);
+                throw new AssertionError("Producer not done after " + timeout + ": " + sent + " events sent");
             }
             if (failure != null) {
                 throw new AssertionError("Producer failed", failure);
             }
+            return sent;
         }
 
         @Override
