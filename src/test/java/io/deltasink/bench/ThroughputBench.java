@@ -23,6 +23,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
 
+import io.deltasink.dist.ComponentZip;
+import io.deltasink.proc.Jdks;
+import io.deltasink.proc.PlainWorker;
 import io.deltasink.proc.Preset;
 import io.deltasink.proc.TableProgress;
 import io.deltasink.proc.WorkerProcess;
@@ -49,8 +52,13 @@ import io.deltasink.testing.TableLocation;
  * day), {@code storage=s3} (the table on an S3 server, S3Proxy on 127.0.0.1 in a JVM of its own,
  * through the MinIO preset), {@code fetch=N} (the consumer's fetch.max.bytes through
  * consumer.override.*; default the preset's, {@code kafka} Kafka's own 50 MiB), {@code poll=N} (its
- * max.poll.records), {@code jvm=bare,kafka,-XX:...} (the worker's JVM options besides its heap: the
- * JDK's own, those of Kafka's start scripts, or one option as it is). {@code jfr=profile} records the
+ * max.poll.records), {@code group=classic,consumer} (its group.protocol), {@code jvm=bare,kafka,-XX:...}
+ * (the worker's JVM options besides its heap: the JDK's own, those of Kafka's start scripts, or one
+ * option as it is), {@code worker=classpath,plugin} (the connector on the worker's class path, or
+ * unzipped from the component archive into a plain worker's plugin.path, as installed: run
+ * {@code mvn -Pbench -DskipTests verify} first), {@code java=N} (the worker on an installed JDK of
+ * release N; default this JVM's), {@code aot=none,cache} (Java 25: the measured worker starts from an
+ * AOT cache that an untimed run of the same worker over the same topic wrote). {@code jfr=profile} records the
  * worker with the JDK's "profile" settings instead of "default" and keeps the recording for a look at
  * hot methods and allocation.
  *
@@ -69,7 +77,7 @@ public final class ThroughputBench {
     private static final int DEVICE_TYPES = 20;
     private static final String FETCH_MAX_BYTES = "consumer.override.fetch.max.bytes";
     private static final List<String> OPTIONS = List.of("tasks", "compression", "background", "value", "partitions", "storage",
-            "jfr", "poll", "fetch", "jvm");
+            "jfr", "poll", "fetch", "jvm", "group", "worker", "java", "aot");
     /** kafka-run-class.sh's KAFKA_JVM_PERFORMANCE_OPTS (less -server and MaxInlineLevel=15, the JDK's own defaults now). */
     private static final List<String> KAFKA_SCRIPT_JVM = List.of("-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
             "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true");
@@ -86,7 +94,8 @@ public final class ThroughputBench {
      * Args: [events, default 1000000] [worker offset.flush.interval.ms, default 1000] [tasks=1,..]
      * [compression=snappy,..] [partitions=P] [storage=s3] [jfr=default|profile] [poll=default,N,..] (the
      * consumer's max.poll.records, through consumer.override.*; default: the preset's, else Kafka's 500)
-     * [fetch=default,kafka,N,..] (its fetch.max.bytes; default: the preset's) [jvm=bare,kafka,-XX:..,..].
+     * [fetch=default,kafka,N,..] (its fetch.max.bytes; default: the preset's) [jvm=bare,kafka,-XX:..,..]
+     * [group=classic,consumer] [worker=classpath,plugin] [java=N] [aot=none,cache].
      */
     public static void main(String[] args) throws Exception {
         BenchArgs parsed = BenchArgs.parse(OPTIONS, args);
@@ -103,6 +112,10 @@ public final class ThroughputBench {
         keys.put("poll", "default");
         keys.put("fetch", "default");
         keys.put("jvm", "bare");
+        keys.put("group", "classic");
+        keys.put("worker", "classpath");
+        keys.put("java", "this");
+        keys.put("aot", "none");
         List<Map<String, String>> runs = parsed.runs(keys);
 
         double loadBefore = loadAverage();
@@ -125,7 +138,7 @@ public final class ThroughputBench {
                         : TableLocation.local(runDir.resolve("sensor_events"));
                 try {
                     results.add(run(kafka, ends, runs.get(i), i, runDir, table, events, flushIntervalMs,
-                            tablePartitions, s3, jfrSettings));
+                            tablePartitions, server, jfrSettings));
                 } finally {
                     table.close();
                 }
@@ -151,6 +164,19 @@ public final class ThroughputBench {
         }
     }
 
+    /** The worker's JVM options, then its other options where not the default (the table's last column). */
+    private static String worker(Map<String, String> run) {
+        StringBuilder out = new StringBuilder(run.get("jvm"));
+        String[][] defaults = {{"worker", "classpath"}, {"java", "this"}, {"aot", "none"}, {"group", "classic"}};
+        for (String[] option : defaults) {
+            String value = run.get(option[0]);
+            if (value != null && !value.equals(option[1])) {
+                out.append(' ').append(option[0]).append('=').append(value);
+            }
+        }
+        return out.toString();
+    }
+
     /** The result table, one line per run. */
     static String table(List<Result> results) {
         StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
@@ -167,19 +193,24 @@ public final class ThroughputBench {
                     r.forks.processes() < 0 ? "n/a" : r.forks.processes() + (r.commits > 0
                             ? String.format(Locale.ROOT, " (%.1f/c)", (double) r.forks.processes() / r.commits) : ""),
                     r.rows == r.events ? String.format(Locale.ROOT, "%,d = N", r.rows)
-                            : String.format(Locale.ROOT, "%,d NOT N", r.rows), r.run.get("jvm")));
+                            : String.format(Locale.ROOT, "%,d NOT N", r.rows), worker(r.run)));
         }
         return out.toString().stripTrailing();
     }
 
     /**
-     * The worker's JVM options besides -Xmx: the GC log and Flight Recorder always, then {@code bare}
+     * The worker's JVM options besides -Xmx: the GC log and Flight Recorder (each unless null), then {@code bare}
      * nothing more, {@code kafka} the options Kafka's start scripts give a worker, or one option as it
      * is ({@code -XX:...}).
      */
     static List<String> workerJvm(String jvm, Path gcLog, String jfrSettings) {
-        List<String> out = new ArrayList<>(List.of("-Xlog:gc:file=" + gcLog,
-                "-XX:StartFlightRecording=name=bench,settings=" + jfrSettings));
+        List<String> out = new ArrayList<>();
+        if (gcLog != null) {
+            out.add("-Xlog:gc:file=" + gcLog);
+        }
+        if (jfrSettings != null) {
+            out.add("-XX:StartFlightRecording=name=bench,settings=" + jfrSettings);
+        }
         switch (jvm) {
             case "bare" -> { }
             case "kafka" -> out.addAll(KAFKA_SCRIPT_JVM);
@@ -195,34 +226,28 @@ public final class ThroughputBench {
 
     private static Result run(EmbeddedKafkaCluster kafka, Map<TopicPartition, Long> ends, Map<String, String> run,
                               int index, Path dir, TableLocation table, int events, String flushIntervalMs,
-                              int tablePartitions, boolean s3, String jfrSettings) throws Exception {
+                              int tablePartitions, S3ProxyServer server, String jfrSettings) throws Exception {
+        boolean s3 = server != null;
         Path gcLog = dir.resolve("worker-gc.log");
         Path jfr = dir.resolve("worker.jfr");
         int tasks = Integer.parseInt(run.get("tasks"));
+        WorkerProcess.Launch launch = launch(run, dir);
+        Map<String, String> settings = workerSettings(run, flushIntervalMs, dir);
+        List<String> jvm = workerJvm(run.get("jvm"), gcLog, jfrSettings);
+        if (run.get("aot").equals("cache")) {
+            jvm.add("-XX:AOTCache=" + trainAotCache(kafka, ends, run, index, dir, launch, settings, server, jfrSettings));
+        } else if (!run.get("aot").equals("none")) {
+            throw new IllegalArgumentException("aot=none or cache, not " + run.get("aot"));
+        }
         WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "bench-" + index, dir.resolve("worker"), HEAP,
-                workerJvm(run.get("jvm"), gcLog, jfrSettings),
-                Map.of("offset.flush.interval.ms", flushIntervalMs));
+                jvm, settings, launch);
         try {
             worker.start();
+            if (run.get("aot").equals("cache") && Files.readString(worker.logFile()).contains("][error][aot]")) {
+                throw new IllegalStateException("The worker did not take its AOT cache: " + worker.logTail(20));
+            }
             long idleHeap = fullGcHeapAfter(worker, gcLog);
-            Preset base = s3 ? Preset.sensorEventsMinio() : Preset.sensorEventsLocal();
-            Preset preset = new Preset(base.name() + "-" + index, base.config())
-                    .with(table.connectorSettings()).with("tasks.max", Integer.toString(tasks))
-                    .with("parquet.compression", run.get("compression"))
-                    .with("writer.background", run.get("background"))
-                    .with("value.converter", run.get("value").equals("string")
-                            ? "org.apache.kafka.connect.storage.StringConverter"
-                            : "org.apache.kafka.connect.converters.ByteArrayConverter");
-            if (run.get("fetch").equals("kafka")) { // the consumer's own default, 50 MiB
-                Map<String, String> config = new LinkedHashMap<>(preset.config());
-                config.remove(FETCH_MAX_BYTES);
-                preset = new Preset(preset.name(), config);
-            } else if (!run.get("fetch").equals("default")) {
-                preset = preset.with(FETCH_MAX_BYTES, run.get("fetch"));
-            }
-            if (!run.get("poll").equals("default")) { // the worker's policy (Kafka's default: All) must allow it
-                preset = preset.with("consumer.override.max.poll.records", run.get("poll"));
-            }
+            Preset preset = preset(run, "-" + index, table, tasks, s3);
             System.out.println("run " + index + " " + run + ": connector " + preset.name() + ", worker log "
                     + worker.logFile());
             Instant created = Instant.now();
@@ -263,6 +288,135 @@ public final class ThroughputBench {
         } finally {
             worker.stop();
         }
+    }
+
+    /** The connector's configuration for a run: the shipped preset with the run's options. */
+    private static Preset preset(Map<String, String> run, String suffix, TableLocation table, int tasks, boolean s3) {
+        Preset base = s3 ? Preset.sensorEventsMinio() : Preset.sensorEventsLocal();
+        Preset preset = new Preset(base.name() + suffix, base.config())
+                .with(table.connectorSettings()).with("tasks.max", Integer.toString(tasks))
+                    .with("parquet.compression", run.get("compression"))
+                .with("writer.background", run.get("background"))
+                .with("value.converter", run.get("value").equals("string")
+                        ? "org.apache.kafka.connect.storage.StringConverter"
+                        : "org.apache.kafka.connect.converters.ByteArrayConverter");
+        if (run.get("fetch").equals("kafka")) { // the consumer's own default, 50 MiB
+            Map<String, String> config = new LinkedHashMap<>(preset.config());
+            config.remove(FETCH_MAX_BYTES);
+            preset = new Preset(preset.name(), config);
+        } else if (!run.get("fetch").equals("default")) {
+            preset = preset.with(FETCH_MAX_BYTES, run.get("fetch"));
+        }
+        if (!run.get("group").equals("classic")) { // the consumer's group.protocol (consumer: KIP-848's)
+            preset = preset.with("consumer.override.group.protocol", run.get("group"));
+        }
+        if (!run.get("poll").equals("default")) { // the worker's policy (Kafka's default: All) must allow it
+            preset = preset.with("consumer.override.max.poll.records", run.get("poll"));
+        }
+        return preset;
+    }
+
+    /**
+     * The worker's JDK ({@code java=N}: an installed JDK of that release, else this JVM's) and class
+     * path: this JVM's, the connector's classes included ({@code worker=classpath}), or a plain
+     * Connect worker's jars with the connector unzipped from the component archive into its
+     * plugin.path ({@code worker=plugin}, as an operator installs it). With {@code aot=cache} the
+     * folders of the class path (the build's classes) go in as jars: an AOT cache takes jars only.
+     */
+    private static WorkerProcess.Launch launch(Map<String, String> run, Path dir) throws IOException {
+        Path javaHome = run.get("java").equals("this") ? Path.of(System.getProperty("java.home"))
+                : Jdks.require(Integer.parseInt(run.get("java")));
+        return switch (run.get("worker")) {
+            case "classpath" -> new WorkerProcess.Launch(javaHome, run.get("aot").equals("cache")
+                    ? foldersAsJars(WorkerProcess.Launch.testClassPath().classPath(), dir.resolve("classpath"))
+                    : WorkerProcess.Launch.testClassPath().classPath());
+            case "plugin" -> new WorkerProcess.Launch(javaHome, PlainWorker.CURRENT.classPath());
+            default -> throw new IllegalArgumentException("worker=classpath or plugin, not " + run.get("worker"));
+        };
+    }
+
+    /** The class path with each folder replaced by a jar of its files, written into {@code jars}. */
+    private static String foldersAsJars(String classPath, Path jars) throws IOException {
+        Files.createDirectories(jars);
+        List<String> out = new ArrayList<>();
+        for (String entry : classPath.split(java.io.File.pathSeparator)) {
+            Path folder = Path.of(entry);
+            if (!Files.isDirectory(folder)) {
+                out.add(entry);
+                continue;
+            }
+            Path jar = jars.resolve(out.size() + "-" + folder.getFileName() + ".jar");
+            try (var zip = new java.util.jar.JarOutputStream(Files.newOutputStream(jar));
+                 Stream<Path> files = Files.walk(folder)) {
+                for (Path file : (Iterable<Path>) files.filter(Files::isRegularFile).sorted()::iterator) {
+                    zip.putNextEntry(new java.util.jar.JarEntry(folder.relativize(file).toString().replace('\\', '/')));
+                    Files.copy(file, zip);
+                    zip.closeEntry();
+                }
+            }
+            out.add(jar.toString());
+        }
+        return String.join(java.io.File.pathSeparator, out);
+    }
+
+    /** The worker's properties for a run (plugin.path when the connector comes from the component archive). */
+    private static Map<String, String> workerSettings(Map<String, String> run, String flushIntervalMs, Path dir)
+            throws IOException {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("offset.flush.interval.ms", flushIntervalMs);
+        if (!run.get("group").equals("classic")) { // the new protocol's session is the broker's: a worker's is refused
+            settings.put("consumer.session.timeout.ms", "");
+            settings.put("consumer.heartbeat.interval.ms", "");
+        }
+        if (run.get("worker").equals("plugin")) {
+            Path plugins = dir.resolve("plugins");
+            if (!Files.isDirectory(plugins)) {
+                Files.createDirectories(plugins);
+                ComponentZip.unzipInto(plugins);
+            }
+            settings.put("plugin.path", plugins.toString());
+        }
+        return settings;
+    }
+
+    /**
+     * {@code aot=cache}: a worker of the same JDK, class path and options first takes the whole topic
+     * into a table of its own, untimed, with -XX:AOTCacheOutput (Java 25: the classes it loaded and
+     * linked and the profiles of the methods it ran, written when it stops); the measured worker
+     * starts from that cache. Returns the cache.
+     */
+    private static Path trainAotCache(EmbeddedKafkaCluster kafka, Map<TopicPartition, Long> ends, Map<String, String> run,
+                                      int index, Path dir, WorkerProcess.Launch launch, Map<String, String> settings,
+                                      S3ProxyServer server, String jfrSettings) throws Exception {
+        Path cache = dir.resolve("worker.aot");
+        Path trainDir = dir.resolve("aot-training");
+        TableLocation table = server != null ? TableLocation.onS3(server, "delta/aot-training-" + index + "/sensor_events")
+                : TableLocation.local(trainDir.resolve("sensor_events"));
+        // Flight Recorder as in the measured worker (it is off while the cache is written, but a cache
+        // made without its module is refused by a JVM that records)
+        List<String> jvm = workerJvm(run.get("jvm"), null, jfrSettings);
+        jvm.add("-XX:AOTCacheOutput=" + cache);
+        int tasks = Integer.parseInt(run.get("tasks"));
+        WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "bench-aot-" + index, trainDir.resolve("worker"),
+                HEAP, jvm, settings, launch);
+        try {
+            worker.start();
+            Preset preset = preset(run, "-aot-" + index, table, tasks, server != null);
+            long start = System.nanoTime();
+            worker.putConnectorConfig(preset.name(), preset.config());
+            awaitCaughtUp(table, preset.name(), tasks, ends, worker);
+            System.out.printf(Locale.ROOT, "  AOT training run (untimed): %.1f s, worker log %s%n",
+                    (System.nanoTime() - start) / 1e9, worker.logFile());
+        } finally {
+            worker.stop();
+            table.close();
+        }
+        if (!Files.isRegularFile(cache)) {
+            throw new IllegalStateException("The training worker wrote no AOT cache " + cache + " (Java 25 or later, "
+                    + "and a class path of jars only: worker=plugin); its log: " + worker.logFile());
+        }
+        System.out.printf(Locale.ROOT, "  AOT cache %s: %.0f MB%n", cache, Files.size(cache) / 1e6);
+        return cache;
     }
 
     /** Fills the topic with {@code events} sensor events, round robin over its partitions (SparkStreamBench too). */

@@ -17,12 +17,12 @@ import java.util.stream.Stream;
  * else the JDKs installed next to it (the directory holding this JVM's JDK, where Debian, RPM
  * packages and most installers put every JDK). A JDK's release comes from its {@code release} file.
  */
-final class Jdks {
+public final class Jdks {
     private Jdks() {
     }
 
     /** The home of a JDK of release {@code feature}; fails, saying where it looked, when there is none. */
-    static Path require(int feature) {
+    public static Path require(int feature) {
         List<String> looked = new ArrayList<>();
         for (String configured : new String[] {System.getenv("JAVA" + feature + "_HOME"),
                 System.getProperty("java" + feature + ".home")}) {

@@ -13,7 +13,7 @@ import java.nio.file.Path;
  * binding, as a Kafka distribution's libs/ has them, and no connector), resolved by the build in
  * pre-integration-test, so the connector can only come from {@code plugin.path}.
  */
-enum PlainWorker {
+public enum PlainWorker {
     /** The Kafka the project builds against (kafka.version), from src/test/worker/pom.xml. */
     CURRENT("connect.worker.classpath", "kafka.version"),
     /** The oldest Kafka the plugin supports (kafka.oldest.version), from src/test/worker/oldest/pom.xml. */
@@ -36,7 +36,7 @@ enum PlainWorker {
     }
 
     /** The class path, checked: jars only, connect-runtime of {@link #kafkaVersion()}, no connector classes. */
-    String classPath() throws IOException {
+    public String classPath() throws IOException {
         String file = System.getProperty(classPathProperty);
         assertTrue(file != null && Files.isRegularFile(Path.of(file)),
                 "no worker class path file " + file + " (written by the build in pre-integration-test)");

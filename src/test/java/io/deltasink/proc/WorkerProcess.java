@@ -54,7 +54,7 @@ public final class WorkerProcess implements AutoCloseable {
     /**
      * @param maxHeap         the worker's -Xmx, e.g. "256m"
      * @param jvmArgs         further JVM options (e.g. -Xlog:gc:file=...)
-     * @param workerOverrides worker properties replacing or adding to the defaults
+     * @param workerOverrides worker properties replacing or adding to the defaults (an empty value removes one)
      */
     public WorkerProcess(String bootstrapServers, String groupId, Path workDir, String maxHeap, List<String> jvmArgs,
                          Map<String, String> workerOverrides) {
@@ -410,7 +410,13 @@ public final class WorkerProcess implements AutoCloseable {
         p.put("scheduled.rebalance.max.delay.ms", "3000");
         p.put("consumer.session.timeout.ms", "6000");
         p.put("consumer.heartbeat.interval.ms", "1500");
-        p.putAll(workerOverrides);
+        workerOverrides.forEach((k, v) -> { // an empty value leaves the setting out
+            if (v.isEmpty()) {
+                p.remove(k);
+            } else {
+                p.put(k, v);
+            }
+        });
 
         StringBuilder text = new StringBuilder("# written by WorkerProcess\n");
         p.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
