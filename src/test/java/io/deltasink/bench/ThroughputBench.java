@@ -78,6 +78,9 @@ public final class ThroughputBench {
     private static final String FETCH_MAX_BYTES = "consumer.override.fetch.max.bytes";
     private static final List<String> OPTIONS = List.of("tasks", "compression", "background", "value", "partitions", "storage",
             "jfr", "poll", "fetch", "jvm", "group", "worker", "java", "aot");
+    /** The defaults of the options about the worker and its consumer, in the table's order. */
+    private static final Map<String, String> WORKER_DEFAULTS = orderedMap("group", "classic", "worker", "classpath",
+            "java", "this", "aot", "none");
     /** kafka-run-class.sh's KAFKA_JVM_PERFORMANCE_OPTS (less -server and MaxInlineLevel=15, the JDK's own defaults now). */
     private static final List<String> KAFKA_SCRIPT_JVM = List.of("-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
             "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true");
@@ -112,10 +115,7 @@ public final class ThroughputBench {
         keys.put("poll", "default");
         keys.put("fetch", "default");
         keys.put("jvm", "bare");
-        keys.put("group", "classic");
-        keys.put("worker", "classpath");
-        keys.put("java", "this");
-        keys.put("aot", "none");
+        keys.putAll(WORKER_DEFAULTS);
         List<Map<String, String>> runs = parsed.runs(keys);
 
         double loadBefore = loadAverage();
@@ -164,16 +164,22 @@ public final class ThroughputBench {
         }
     }
 
+    private static Map<String, String> orderedMap(String... keysAndValues) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            out.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return java.util.Collections.unmodifiableMap(out);
+    }
+
     /** The worker's JVM options, then its other options where not the default (the table's last column). */
     private static String worker(Map<String, String> run) {
         StringBuilder out = new StringBuilder(run.get("jvm"));
-        String[][] defaults = {{"worker", "classpath"}, {"java", "this"}, {"aot", "none"}, {"group", "classic"}};
-        for (String[] option : defaults) {
-            String value = run.get(option[0]);
-            if (value != null && !value.equals(option[1])) {
-                out.append(' ').append(option[0]).append('=').append(value);
+        WORKER_DEFAULTS.forEach((key, value) -> {
+            if (run.containsKey(key) && !run.get(key).equals(value)) {
+                out.append(' ').append(key).append('=').append(run.get(key));
             }
-        }
+        });
         return out.toString();
     }
 
@@ -295,7 +301,7 @@ public final class ThroughputBench {
         Preset base = s3 ? Preset.sensorEventsMinio() : Preset.sensorEventsLocal();
         Preset preset = new Preset(base.name() + suffix, base.config())
                 .with(table.connectorSettings()).with("tasks.max", Integer.toString(tasks))
-                    .with("parquet.compression", run.get("compression"))
+                .with("parquet.compression", run.get("compression"))
                 .with("writer.background", run.get("background"))
                 .with("value.converter", run.get("value").equals("string")
                         ? "org.apache.kafka.connect.storage.StringConverter"
@@ -412,8 +418,8 @@ public final class ThroughputBench {
             table.close();
         }
         if (!Files.isRegularFile(cache)) {
-            throw new IllegalStateException("The training worker wrote no AOT cache " + cache + " (Java 25 or later, "
-                    + "and a class path of jars only: worker=plugin); its log: " + worker.logFile());
+            throw new IllegalStateException("The training worker wrote no AOT cache " + cache + " (it takes Java 25 or "
+                    + "later); its log: " + worker.logFile());
         }
         System.out.printf(Locale.ROOT, "  AOT cache %s: %.0f MB%n", cache, Files.size(cache) / 1e6);
         return cache;
