@@ -21,6 +21,7 @@ import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.convert.RecordConverter;
 import io.deltasink.model.DataFile;
 import io.deltasink.proc.Preset;
+import io.deltasink.proc.WorkerProcess;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.SensorEvents;
 import io.deltasink.write.PartitionedWriter;
@@ -39,12 +40,19 @@ import io.deltasink.write.WriterSettings;
  * only {@link PartitionedWriter#write} and {@code finish()}. Run from the project root:
  * {@code mvn -q -B -Pbench test-compile exec:java -Dbench.main=io.deltasink.bench.ConvertEncodeBench
  * -Dexec.args="[records, default 200000] [value=string,bytes] [mode=encode,convert,write] [compression=snappy]
- * [warmup=3] [iterations=5]"}.
+ * [warmup=3] [iterations=5] [forks=0]"}. With {@code forks=N} each row is measured in N fresh JVMs
+ * of this JDK, class path and -X options, the rows taken in turn, and the table gives the median of
+ * the JVMs' medians.
  */
 public final class ConvertEncodeBench {
     /** Records converted, then written, at a time in {@code mode=write}. */
     private static final int WRITE_CHUNK = 1_000;
-    private static final List<String> OPTIONS = List.of("value", "mode", "compression", "warmup", "iterations");
+    private static final List<String> OPTIONS = List.of("value", "mode", "compression", "warmup", "iterations",
+            "forks");
+    /** A child JVM's answer: {@code RESULT median min max}. */
+    private static final String RESULT = "RESULT ";
+    /** Children's JVM options when this JVM was started without -X options. */
+    private static final List<String> CHILD_DEFAULT_JVM = List.of("-XX:+UseParallelGC", "-Xms3g", "-Xmx3g", "-Xmn1500m");
 
     private ConvertEncodeBench() {
     }
@@ -54,20 +62,33 @@ public final class ConvertEncodeBench {
         int records = Math.toIntExact(parsed.count(0, 200_000));
         int warmup = Integer.parseInt(parsed.single("warmup", "3"));
         int iterations = Integer.parseInt(parsed.single("iterations", "5"));
+        int forks = Integer.parseInt(parsed.single("forks", "0"));
+        boolean child = Boolean.getBoolean("bench.child");
         Map<String, String> keys = new java.util.LinkedHashMap<>();
         keys.put("value", "string");
         keys.put("mode", "encode");
         keys.put("compression", Preset.sensorEventsLocal().config().getOrDefault(DeltaSinkConfig.PARQUET_COMPRESSION,
                 WriterSettings.DEFAULT_COMPRESSION));
+        List<Map<String, String>> runs = parsed.runs(keys);
+        if (forks > 0 && !child) {
+            forked(records, warmup, iterations, forks, runs);
+            return;
+        }
         List<String> lines = new ArrayList<>();
-        for (Map<String, String> run : parsed.runs(keys)) {
-            double[] rates = measure(records, run.get("value"), run.get("mode"), run.get("compression"), warmup,
+        for (Map<String, String> run : runs) {
+            double[] sorted = measure(records, run.get("value"), run.get("mode"), run.get("compression"), warmup,
                     iterations);
-            double[] sorted = rates.clone();
             Arrays.sort(sorted);
+            if (child) {
+                System.out.printf(Locale.ROOT, "%s%.0f %.0f %.0f%n", RESULT, median(sorted), sorted[0],
+                        sorted[sorted.length - 1]);
+                continue;
+            }
             lines.add(String.format(Locale.ROOT, "%-7s %-8s %-8s %,12.0f %,12.0f %,12.0f", run.get("value"),
-                    run.get("mode"), run.get("compression"), sorted[sorted.length / 2], sorted[0],
-                    sorted[sorted.length - 1]));
+                    run.get("mode"), run.get("compression"), median(sorted), sorted[0], sorted[sorted.length - 1]));
+        }
+        if (child) {
+            return;
         }
         System.out.println();
         System.out.printf(Locale.ROOT, "=== ConvertEncodeBench: %,d seed records per iteration, %d warm-up + %d measured "
@@ -75,6 +96,98 @@ public final class ConvertEncodeBench {
         System.out.printf(Locale.ROOT, "%-7s %-8s %-8s %12s %12s %12s%n", "value", "mode", "codec", "records/s", "min",
                 "max");
         lines.forEach(System.out::println);
+    }
+
+    /** The middle value of sorted figures (the upper one of the two middle values for an even count). */
+    private static double median(double[] sorted) {
+        return sorted[sorted.length / 2];
+    }
+
+    /**
+     * Each run in {@code forks} fresh JVMs, the runs taken in turn (fork 1 of every run, then fork 2, ...),
+     * as JMH forks: the JIT compiles this loop one of several ways per JVM (docs/design.md, twelfth
+     * round), so a figure of one JVM says little. Prints every fork's median and, per run, the median
+     * of the forks' medians with their lowest and highest.
+     */
+    private static void forked(int records, int warmup, int iterations, int forks, List<Map<String, String>> runs)
+            throws Exception {
+        List<String> jvm = childJvm();
+        double[][] medians = new double[runs.size()][forks];
+        for (int f = 0; f < forks; f++) {
+            for (int r = 0; r < runs.size(); r++) {
+                Map<String, String> run = runs.get(r);
+                medians[r][f] = fork(jvm, records, warmup, iterations, run);
+                System.out.printf(Locale.ROOT, "fork %d of %d, %s/%s/%s: median %,.0f records/s%n", f + 1, forks,
+                        run.get("value"), run.get("mode"), run.get("compression"), medians[r][f]);
+            }
+        }
+        System.out.println();
+        System.out.printf(Locale.ROOT, "=== ConvertEncodeBench: %,d seed records per iteration, %d warm-up + %d measured "
+                + "iterations, one thread, %d JVMs per row taken in turn (%s), Java %s ===%n", records, warmup,
+                iterations, forks, String.join(" ", jvm), Runtime.version());
+        System.out.printf(Locale.ROOT, "%-7s %-8s %-8s %12s %12s %12s  %s%n", "value", "mode", "codec", "records/s",
+                "lowest JVM", "highest JVM", "each JVM's median");
+        for (int r = 0; r < runs.size(); r++) {
+            Map<String, String> run = runs.get(r);
+            double[] sorted = medians[r].clone();
+            Arrays.sort(sorted);
+            StringBuilder each = new StringBuilder();
+            for (double m : medians[r]) {
+                each.append(each.length() == 0 ? "" : " / ").append(String.format(Locale.ROOT, "%,.0f", m));
+            }
+            System.out.printf(Locale.ROOT, "%-7s %-8s %-8s %,12.0f %,12.0f %,12.0f  %s%n", run.get("value"),
+                    run.get("mode"), run.get("compression"), median(sorted), sorted[0], sorted[sorted.length - 1],
+                    each);
+        }
+    }
+
+    /** This JVM's -X and -XX options (MAVEN_OPTS under exec:java), or {@link #CHILD_DEFAULT_JVM} when it has none. */
+    private static List<String> childJvm() {
+        List<String> own = new ArrayList<>();
+        for (String arg : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (arg.startsWith("-X")) {
+                own.add(arg);
+            }
+        }
+        return own.isEmpty() ? CHILD_DEFAULT_JVM : own;
+    }
+
+    /** One run in a child JVM of this JDK and class path; its median records/s. */
+    private static double fork(List<String> jvm, int records, int warmup, int iterations, Map<String, String> run)
+            throws Exception {
+        WorkerProcess.Launch launch = WorkerProcess.Launch.testClassPath();
+        Path argFile = Files.createTempFile("convert-encode-bench-", ".args");
+        try {
+            Files.writeString(argFile, "-cp \"" + launch.classPath().replace("\\", "\\\\") + "\"\n");
+            List<String> cmd = new ArrayList<>();
+            cmd.add(launch.javaHome().resolve("bin").resolve("java").toString());
+            cmd.addAll(jvm);
+            cmd.add("-Dbench.child=true");
+            cmd.add("@" + argFile);
+            cmd.add(ConvertEncodeBench.class.getName());
+            cmd.addAll(List.of(Integer.toString(records), "value=" + run.get("value"), "mode=" + run.get("mode"),
+                    "compression=" + run.get("compression"), "warmup=" + warmup, "iterations=" + iterations));
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            StringBuilder out = new StringBuilder();
+            String result = null;
+            try (java.io.BufferedReader r = new java.io.BufferedReader(
+                    new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = r.readLine(); line != null; line = r.readLine()) {
+                    if (line.startsWith(RESULT)) {
+                        result = line.substring(RESULT.length());
+                    } else {
+                        out.append(line).append('\n');
+                    }
+                }
+            }
+            int exit = p.waitFor();
+            if (result == null || exit != 0) {
+                throw new IllegalStateException("the child JVM for " + run + " failed (exit " + exit + "):\n" + out);
+            }
+            return Double.parseDouble(result.split(" ")[0]);
+        } finally {
+            Files.deleteIfExists(argFile);
+        }
     }
 
     private static double[] measure(int count, String value, String mode, String compression, int warmup,
