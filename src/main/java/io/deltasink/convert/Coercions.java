@@ -30,6 +30,13 @@ import io.deltasink.model.ColumnType;
  */
 final class Coercions {
     private static final Pattern NUMBER = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
+    /** {@link #common}'s answer for a type {@link #applyCommon} does not take. */
+    static final int OTHER = 0;
+    private static final int TEXT = 1;
+    private static final int INT = 2;
+    private static final int LONG = 3;
+    private static final int DOUBLE = 4;
+    private static final int BOOLEAN = 5;
 
     private Coercions() {
     }
@@ -50,20 +57,48 @@ final class Coercions {
         String noUnit = "a number in a timestamp column needs its unit: set " + DeltaSinkConfig.TIMESTAMP_NUMERIC_UNIT
                 + " (" + EpochUnit.COLUMN_NAMES + ") for the connector, or give the column its unit, e.g. "
                 + column.name() + ":timestamp(millis)=" + spec.source().text();
+        int common = common(column.type());
+        if (common != OTHER) {
+            return v -> applyCommon(common, v, json);
+        }
         return switch (column.type()) {
-            case STRING -> v -> text(v, json);
-            case INT -> v -> (int) integral(v, Integer.MIN_VALUE, Integer.MAX_VALUE, "int");
-            case LONG -> v -> integral(v, Long.MIN_VALUE, Long.MAX_VALUE, "long");
             case SHORT -> v -> (short) integral(v, Short.MIN_VALUE, Short.MAX_VALUE, "short");
             case BYTE -> v -> (byte) integral(v, Byte.MIN_VALUE, Byte.MAX_VALUE, "byte");
-            case DOUBLE -> Coercions::toDouble;
             case FLOAT -> Coercions::toFloat;
-            case BOOLEAN -> Coercions::toBoolean;
             case BINARY -> Coercions::binary;
             case DATE -> Timestamps::epochDays;
             case TIMESTAMP -> v -> Timestamps.epochMicros(v, unit, noUnit);
             case DECIMAL -> v -> decimal(v, column.precision(), column.scale());
             case STRUCT, ARRAY, MAP -> NestedCoercion.of(spec, numericUnit, json);
+            case STRING, INT, LONG, DOUBLE, BOOLEAN -> throw new IllegalStateException("taken by applyCommon");
+        };
+    }
+
+    /** The code {@link #applyCommon} takes for the column type, or {@link #OTHER}. */
+    static int common(ColumnType type) {
+        return switch (type) {
+            case STRING -> TEXT;
+            case INT -> INT;
+            case LONG -> LONG;
+            case DOUBLE -> DOUBLE;
+            case BOOLEAN -> BOOLEAN;
+            default -> OTHER;
+        };
+    }
+
+    /**
+     * The coercion of the most common column types, by their {@link #common} code. A converter calls
+     * it directly: a call through the one interface all columns' coercions share reaches many
+     * classes, so the JIT can inline none of them.
+     */
+    static Object applyCommon(int common, Object v, Json json) throws BadValueException {
+        return switch (common) {
+            case TEXT -> text(v, json);
+            case INT -> (int) integral(v, Integer.MIN_VALUE, Integer.MAX_VALUE, "int");
+            case LONG -> integral(v, Long.MIN_VALUE, Long.MAX_VALUE, "long");
+            case DOUBLE -> toDouble(v);
+            case BOOLEAN -> toBoolean(v);
+            default -> throw new IllegalArgumentException("not a common column type's code: " + common);
         };
     }
 

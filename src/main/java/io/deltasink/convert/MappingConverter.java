@@ -39,6 +39,8 @@ public final class MappingConverter implements RecordConverter {
     private final StreamingPaths streaming;
     private final Source[] sources;
     private final Coercions.Coercion[] coercions;
+    /** Per column, {@link Coercions#common}'s code: not OTHER, the coercion is a direct call. */
+    private final int[] common;
     private final String[] nullProblems;
     /** Sources read as text before the column's type applies: the key and headers. */
     private final boolean[] textFirst;
@@ -89,6 +91,7 @@ public final class MappingConverter implements RecordConverter {
         this.streaming = stream && fields != null ? new StreamingPaths(fields, json) : null;
         this.sources = new Source[n];
         this.coercions = new Coercions.Coercion[n];
+        this.common = new int[n];
         this.nullProblems = new String[n];
         this.textFirst = new boolean[n];
         int derivedCount = (int) specs.stream().filter(s -> s.source() instanceof Source.DateOf).count();
@@ -99,6 +102,7 @@ public final class MappingConverter implements RecordConverter {
             ColumnSpec spec = specs.get(i);
             sources[i] = spec.source();
             coercions[i] = Coercions.of(spec, numericUnit, json);
+            common[i] = Coercions.common(spec.column().type());
             // only a column that takes no null has a message for one
             nullProblems[i] = schema.column(i).nullable() ? null : nullProblem(spec.source());
             textFirst[i] = spec.source() instanceof Source.Meta m && m.isText();
@@ -163,7 +167,9 @@ public final class MappingConverter implements RecordConverter {
             Object in = row[i];
             if (in != null) {
                 try {
-                    row[i] = coercions[i].apply(textFirst[i] ? Coercions.text(in, json) : in);
+                    Object v = textFirst[i] ? Coercions.text(in, json) : in;
+                    row[i] = common[i] != Coercions.OTHER ? Coercions.applyCommon(common[i], v, json)
+                            : coercions[i].apply(v);
                 } catch (BadValueException e) {
                     throw new RecordConversionException(record, schema.column(i).name(), in,
                             sourceLabel(source) + ": " + e.getMessage());
