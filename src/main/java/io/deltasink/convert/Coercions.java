@@ -58,10 +58,8 @@ final class Coercions {
                 + " (" + EpochUnit.COLUMN_NAMES + ") for the connector, or give the column its unit, e.g. "
                 + column.name() + ":timestamp(millis)=" + spec.source().text();
         int common = common(column.type());
-        if (common != OTHER) {
-            return v -> applyCommon(common, v, json);
-        }
         return switch (column.type()) {
+            case STRING, INT, LONG, DOUBLE, BOOLEAN -> v -> applyCommon(common, v, json);
             case SHORT -> v -> (short) integral(v, Short.MIN_VALUE, Short.MAX_VALUE, "short");
             case BYTE -> v -> (byte) integral(v, Byte.MIN_VALUE, Byte.MAX_VALUE, "byte");
             case FLOAT -> Coercions::toFloat;
@@ -70,7 +68,6 @@ final class Coercions {
             case TIMESTAMP -> v -> Timestamps.epochMicros(v, unit, noUnit);
             case DECIMAL -> v -> decimal(v, column.precision(), column.scale());
             case STRUCT, ARRAY, MAP -> NestedCoercion.of(spec, numericUnit, json);
-            case STRING, INT, LONG, DOUBLE, BOOLEAN -> throw new IllegalStateException("taken by applyCommon");
         };
     }
 

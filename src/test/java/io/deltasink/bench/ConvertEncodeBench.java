@@ -20,6 +20,7 @@ import io.deltasink.Converters;
 import io.deltasink.config.DeltaSinkConfig;
 import io.deltasink.convert.RecordConverter;
 import io.deltasink.model.DataFile;
+import io.deltasink.proc.ChildJvm;
 import io.deltasink.proc.Preset;
 import io.deltasink.proc.WorkerProcess;
 import io.deltasink.storage.StorageSettings;
@@ -49,8 +50,6 @@ public final class ConvertEncodeBench {
     private static final int WRITE_CHUNK = 1_000;
     private static final List<String> OPTIONS = List.of("value", "mode", "compression", "warmup", "iterations",
             "forks");
-    /** A child JVM's answer: {@code RESULT median min max}. */
-    private static final String RESULT = "RESULT ";
     /** Children's JVM options when this JVM was started without -X options. */
     private static final List<String> CHILD_DEFAULT_JVM = List.of("-XX:+UseParallelGC", "-Xms3g", "-Xmx3g", "-Xmn1500m");
 
@@ -80,8 +79,7 @@ public final class ConvertEncodeBench {
                     iterations);
             Arrays.sort(sorted);
             if (child) {
-                System.out.printf(Locale.ROOT, "%s%.0f %.0f %.0f%n", RESULT, median(sorted), sorted[0],
-                        sorted[sorted.length - 1]);
+                System.out.printf(Locale.ROOT, "%s%.0f%n", ChildJvm.RESULT, median(sorted));
                 continue;
             }
             lines.add(String.format(Locale.ROOT, "%-7s %-8s %-8s %,12.0f %,12.0f %,12.0f", run.get("value"),
@@ -155,39 +153,12 @@ public final class ConvertEncodeBench {
     /** One run in a child JVM of this JDK and class path; its median records/s. */
     private static double fork(List<String> jvm, int records, int warmup, int iterations, Map<String, String> run)
             throws Exception {
-        WorkerProcess.Launch launch = WorkerProcess.Launch.testClassPath();
-        Path argFile = Files.createTempFile("convert-encode-bench-", ".args");
-        try {
-            Files.writeString(argFile, "-cp \"" + launch.classPath().replace("\\", "\\\\") + "\"\n");
-            List<String> cmd = new ArrayList<>();
-            cmd.add(launch.javaHome().resolve("bin").resolve("java").toString());
-            cmd.addAll(jvm);
-            cmd.add("-Dbench.child=true");
-            cmd.add("@" + argFile);
-            cmd.add(ConvertEncodeBench.class.getName());
-            cmd.addAll(List.of(Integer.toString(records), "value=" + run.get("value"), "mode=" + run.get("mode"),
-                    "compression=" + run.get("compression"), "warmup=" + warmup, "iterations=" + iterations));
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            StringBuilder out = new StringBuilder();
-            String result = null;
-            try (java.io.BufferedReader r = new java.io.BufferedReader(
-                    new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line = r.readLine(); line != null; line = r.readLine()) {
-                    if (line.startsWith(RESULT)) {
-                        result = line.substring(RESULT.length());
-                    } else {
-                        out.append(line).append('\n');
-                    }
-                }
-            }
-            int exit = p.waitFor();
-            if (result == null || exit != 0) {
-                throw new IllegalStateException("the child JVM for " + run + " failed (exit " + exit + "):\n" + out);
-            }
-            return Double.parseDouble(result.split(" ")[0]);
-        } finally {
-            Files.deleteIfExists(argFile);
-        }
+        List<String> options = new ArrayList<>(jvm);
+        options.add("-Dbench.child=true");
+        return Double.parseDouble(ChildJvm.result(WorkerProcess.Launch.testClassPath(), options,
+                ConvertEncodeBench.class.getName(), List.of(Integer.toString(records), "value=" + run.get("value"),
+                        "mode=" + run.get("mode"), "compression=" + run.get("compression"), "warmup=" + warmup,
+                        "iterations=" + iterations)));
     }
 
     private static double[] measure(int count, String value, String mode, String compression, int warmup,

@@ -102,7 +102,7 @@ public final class WorkerProcess implements AutoCloseable {
         Path log4j = writeLogConfig();
         Path reload4j = writeReload4jConfig();
         Path argFile = workDir.resolve("jvm.args");
-        Files.writeString(argFile, "-cp " + quote(launch.classPath()) + "\n");
+        ChildJvm.writeClassPathArgFile(argFile, launch.classPath());
 
         List<String> command = new ArrayList<>();
         command.add(launch.javaHome().resolve("bin").resolve("java").toString());
@@ -500,10 +500,6 @@ public final class WorkerProcess implements AutoCloseable {
     }
 
     /** Quotes an argument for a java @argfile (backslashes and quotes escaped). */
-    private static String quote(String arg) {
-        return "\"" + arg.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-    }
-
     /** A TCP port free at the moment of the call. */
     static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {

@@ -1,8 +1,6 @@
 package io.deltasink.write;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +23,7 @@ import io.deltasink.convert.ColumnMapping;
 import io.deltasink.convert.MappingConverter;
 import io.deltasink.model.Column;
 import io.deltasink.model.RowSchema;
+import io.deltasink.proc.ChildJvm;
 import io.deltasink.proc.Preset;
 import io.deltasink.proc.WorkerProcess;
 import io.deltasink.testing.SensorEvents;
@@ -73,31 +72,10 @@ public final class OpenFileMemoryBench {
 
     private static String runChild(String mode, String codec, int page, int files, int rows)
             throws IOException, InterruptedException {
-        WorkerProcess.Launch launch = WorkerProcess.Launch.testClassPath();
-        Path argFile = Files.createTempFile("memory-bench-", ".args");
-        Files.writeString(argFile, "-cp \"" + launch.classPath().replace("\\", "\\\\") + "\"\n");
-        List<String> cmd = List.of(launch.javaHome().resolve("bin").resolve("java").toString(),
-                "-Xms" + CHILD_HEAP, "-Xmx" + CHILD_HEAP, "-XX:+AlwaysPreTouch", "@" + argFile,
-                OpenFileMemoryBench.class.getName(), "child", mode, codec, Integer.toString(page),
-                Integer.toString(files), Integer.toString(rows));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        StringBuilder out = new StringBuilder();
-        String result = null;
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-            for (String line = r.readLine(); line != null; line = r.readLine()) {
-                if (line.startsWith("RESULT ")) {
-                    result = line.substring("RESULT ".length());
-                } else {
-                    out.append(line).append('\n');
-                }
-            }
-        }
-        p.waitFor();
-        Files.deleteIfExists(argFile);
-        if (result == null) {
-            throw new IllegalStateException("child for " + mode + "/" + codec + "/" + page + " failed:\n" + out);
-        }
-        return result;
+        return ChildJvm.result(WorkerProcess.Launch.testClassPath(),
+                List.of("-Xms" + CHILD_HEAP, "-Xmx" + CHILD_HEAP, "-XX:+AlwaysPreTouch"),
+                OpenFileMemoryBench.class.getName(), List.of("child", mode, codec, Integer.toString(page),
+                        Integer.toString(files), Integer.toString(rows)));
     }
 
     private static void child(String mode, String codec, int page, int files, int rows) throws Exception {
@@ -159,7 +137,7 @@ public final class OpenFileMemoryBench {
         }
         open.clear();
         Figures closed = Figures.now();
-        System.out.printf(Locale.ROOT, "RESULT %-10s %-12s %4dK | %9.0f %7.0f %7.0f | %15.0f %8.0f | %17.0f %7.0f %7.0f%n",
+        System.out.printf(Locale.ROOT, ChildJvm.RESULT + "%-10s %-12s %4dK | %9.0f %7.0f %7.0f | %15.0f %8.0f | %17.0f %7.0f %7.0f%n",
                 mode, codec, page / 1024, kib(opened.heap - before.heap, files), kib(opened.direct - before.direct, files),
                 kib(opened.rss - before.rss, files), kib(parquetCount, files), kib(counted, files),
                 kib(closed.heap - before.heap, files), kib(closed.direct - before.direct, files),
