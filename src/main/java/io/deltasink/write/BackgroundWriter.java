@@ -39,7 +39,7 @@ import io.deltasink.model.DataFile;
 public final class BackgroundWriter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BackgroundWriter.class);
     /** Rows per chunk handed to the writer thread. */
-    static final int CHUNK_ROWS = 128;
+    public static final int CHUNK_ROWS = 128;
     /** A chunk is handed off early once its rows' estimated heap size reaches this. */
     static final long CHUNK_BYTES = 256 * 1024;
     /** Chunks waiting for or in the writer thread at most (the caller fills one more). */

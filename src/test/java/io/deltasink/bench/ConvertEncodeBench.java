@@ -25,6 +25,7 @@ import io.deltasink.proc.Preset;
 import io.deltasink.proc.WorkerProcess;
 import io.deltasink.storage.StorageSettings;
 import io.deltasink.testing.SensorEvents;
+import io.deltasink.write.BackgroundWriter;
 import io.deltasink.write.PartitionedWriter;
 import io.deltasink.write.WriterSettings;
 
@@ -36,11 +37,14 @@ import io.deltasink.write.WriterSettings;
  * Each iteration converts and writes all records and closes the files ({@code finish()}, as a commit
  * does); one writer serves all iterations, as a task's serves its commits (columns that gave their
  * dictionary up in a file are written without one in the next); warm-up iterations first,
- * then the median and range of the measured ones in records/s. {@code mode=convert} times the
+ * then the median and range of the measured ones in records/s. {@code mode=encode} takes the records
+ * in the connector's order: a chunk converted and checked as the task's thread does before handing it
+ * to the writer thread, then the chunk's rows written; {@code mode=row} converts and writes each record
+ * before the next. {@code mode=convert} times the
  * conversion alone; {@code mode=write} converts 1,000 records at a time outside the timing and times
  * only {@link PartitionedWriter#write} and {@code finish()}. Run from the project root:
  * {@code mvn -q -B -Pbench test-compile exec:java -Dbench.main=io.deltasink.bench.ConvertEncodeBench
- * -Dexec.args="[records, default 200000] [value=string,bytes] [mode=encode,convert,write] [compression=snappy]
+ * -Dexec.args="[records, default 200000] [value=string,bytes] [mode=encode,row,convert,write] [compression=snappy]
  * [warmup=3] [iterations=5] [forks=0]"}. With {@code forks=N} each row is measured in N fresh JVMs
  * of this JDK, class path and -X options, the rows taken in turn, and the table gives the median of
  * the JVMs' medians.
@@ -163,8 +167,8 @@ public final class ConvertEncodeBench {
 
     private static double[] measure(int count, String value, String mode, String compression, int warmup,
                                     int iterations) throws Exception {
-        if (!List.of("encode", "convert", "write").contains(mode)) {
-            throw new IllegalArgumentException("mode=encode, convert or write, not " + mode);
+        if (!List.of("encode", "row", "convert", "write").contains(mode)) {
+            throw new IllegalArgumentException("mode=encode, row, convert or write, not " + mode);
         }
         Path dir = Files.createTempDirectory("convert-encode-bench-");
         Map<String, String> props = new HashMap<>(Preset.sensorEventsLocal().config());
@@ -184,6 +188,7 @@ public final class ConvertEncodeBench {
                 long written = switch (mode) {
                     case "convert" -> convert(converter, records);
                     case "write" -> write(writer, converter, records, timedNanos);
+                    case "row" -> convertAndWriteEach(writer, converter, records);
                     default -> convertAndWrite(writer, converter, records);
                 };
                 double seconds = (timedNanos[0] >= 0 ? timedNanos[0] : System.nanoTime() - start) / 1e9;
@@ -232,8 +237,34 @@ public final class ConvertEncodeBench {
         return rows;
     }
 
+    /**
+     * The connector's order on one thread: a chunk of {@link BackgroundWriter#CHUNK_ROWS} records
+     * converted and checked ({@link PartitionedWriter#check}, what the task's thread does before the
+     * hand-off), then its rows written (what the writer thread does with the chunk).
+     */
     private static long convertAndWrite(PartitionedWriter writer, RecordConverter converter, List<SinkRecord> records)
             throws Exception {
+        int size = BackgroundWriter.CHUNK_ROWS;
+        Object[][] rows = new Object[size][];
+        List<?>[] keys = new List<?>[size];
+        for (int from = 0; from < records.size(); from += size) {
+            int n = Math.min(size, records.size() - from);
+            for (int i = 0; i < n; i++) {
+                rows[i] = converter.convert(records.get(from + i));
+                keys[i] = writer.check(rows[i]);
+            }
+            for (int i = 0; i < n; i++) {
+                @SuppressWarnings("unchecked")
+                List<String> key = (List<String>) keys[i];
+                writer.write(key, rows[i]);
+            }
+        }
+        return finish(writer);
+    }
+
+    /** Each record converted and written before the next one is converted (the figures of {@code mode=encode} before the writer took chunks). */
+    private static long convertAndWriteEach(PartitionedWriter writer, RecordConverter converter,
+                                            List<SinkRecord> records) throws Exception {
         for (SinkRecord r : records) {
             writer.write(converter.convert(r));
         }
