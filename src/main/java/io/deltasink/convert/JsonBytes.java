@@ -100,8 +100,28 @@ abstract class JsonBytes {
         return b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '_' || b == '$' || b < 0;
     }
 
+    /** Powers of ten a double holds exactly. */
+    private static final double[] EXACT_POWERS_OF_TEN = {
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+    };
+    /** Digits of a float read straight to a double: its unscaled value stays below 2^52. */
+    private static final int DOUBLE_DIGITS = 15;
+
     /** A number in JSON's grammar: Integer, Long or BigDecimal as the parser gives them, or GIVE_UP. */
     Object number() {
+        return number(false);
+    }
+
+    /**
+     * {@link #number()}, or with {@code toDouble} a float that only double columns take as the Double
+     * its BigDecimal's {@code doubleValue()} is, without the BigDecimal where the double is exact to
+     * compute: no exponent, at most {@value #DOUBLE_DIGITS} digits, so the unscaled value and the
+     * power of ten are both doubles exactly and their quotient is the correctly rounded value, bit for
+     * bit what {@code doubleValue()} gives (it takes the same quotient there). Every other number as
+     * {@link #number()} gives it.
+     */
+    Object number(boolean toDouble) {
         int start = i;
         if (i < end && c[i] == '-') {
             i++;
@@ -115,16 +135,20 @@ abstract class JsonBytes {
             i = digits(i);
         }
         boolean integer = true;
+        int point = -1;
         if (i < end && c[i] == '.') {
             integer = false;
+            point = i;
             int at = ++i;
             i = digits(i);
             if (i == at) {
                 return GIVE_UP;
             }
         }
+        boolean exponent = false;
         if (i < end && (c[i] == 'e' || c[i] == 'E')) {
             integer = false;
+            exponent = true;
             i++;
             if (i < end && (c[i] == '+' || c[i] == '-')) {
                 i++;
@@ -138,6 +162,20 @@ abstract class JsonBytes {
         int length = i - start;
         if (length > MAX_NUMBER_CHARS || i < end && (isWordChar(c[i]) || c[i] == '.' || c[i] == '+' || c[i] == '-')) {
             return GIVE_UP;
+        }
+        if (toDouble && !exponent && point >= 0) {
+            int first = c[start] == '-' ? start + 1 : start;
+            if (i - first - 1 <= DOUBLE_DIGITS) {
+                long unscaled = 0;
+                for (int k = first; k < i; k++) {
+                    if (k != point) {
+                        unscaled = unscaled * 10 + (c[k] - '0');
+                    }
+                }
+                // as BigDecimal.valueOf(-0, scale).doubleValue(): 0.0, never -0.0
+                double d = (double) (first > start ? -unscaled : unscaled) / EXACT_POWERS_OF_TEN[i - point - 1];
+                return d;
+            }
         }
         if (!integer) {
             // ASCII: each byte is its character

@@ -7,7 +7,9 @@ import java.util.Arrays;
  * The common case of {@link StreamingPaths} without a general JSON parser: one pass over the bytes
  * of strict, plain JSON (the value's own UTF-8, or a String's Latin-1 or UTF-8) that hands each
  * wanted scalar to its columns as {@link StreamingPaths} would: text as a String, integers as
- * Integer or Long, floats as their exact BigDecimal ({@link JsonNumbers}), booleans, null.
+ * Integer or Long, floats as their exact BigDecimal ({@link JsonNumbers}), booleans, null. A float
+ * that only double columns take may come as the Double its BigDecimal gives
+ * ({@link JsonBytes#number(boolean)}): the same value once the column's type applies.
  *
  * <p>It gives up (returns false) on everything else, before deciding anything: a byte beyond ASCII
  * outside a string, UTF-8 in a string that is not well formed or stands for a character beyond
@@ -40,9 +42,21 @@ final class JsonScanner extends JsonBytes {
     private static final int GIVE_UP_REUSE = -64;
     private static final int MAX_REUSE_BYTES = 64;
 
+    /** Per column, true for a double column: a float only such columns take is read as its Double. */
+    private final boolean[] doubleColumns;
+
     /** A scanner to read one value after another on one thread; its buffers are kept between values. */
     JsonScanner(Json json) {
+        this(json, new boolean[0]);
+    }
+
+    /**
+     * @param doubleColumns per column, true for a double column (see {@link JsonBytes#number(boolean)});
+     *                      columns beyond its length are not
+     */
+    JsonScanner(Json json, boolean[] doubleColumns) {
         this.json = json;
+        this.doubleColumns = doubleColumns;
     }
 
     /**
@@ -298,9 +312,24 @@ final class JsonScanner extends JsonBytes {
             textCount = slot + 1;
             return true;
         }
-        Object plain = t == '"' && !hasChildren ? text(node) : scalar();
+        Object plain = t == '"' && !hasChildren ? text(node)
+                : (t == '-' || t >= '0' && t <= '9') ? number(doublesOnly(node)) : scalar();
         // below a number or boolean no path goes on; below null every column is null
         return plain != GIVE_UP && assign(node, plain) && (!hasChildren || plain == null);
+    }
+
+    /** True when the node's value goes to double columns only (no raw(...) of it). */
+    private boolean doublesOnly(FieldTree node) {
+        int[] columns = node.valueColumns();
+        if (columns.length == 0 || node.rawColumns().length > 0) {
+            return false;
+        }
+        for (int col : columns) {
+            if (col >= doubleColumns.length || !doubleColumns[col]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The string at {@code i} as {@link #scalar} gives it, the last String of the node's column again when equal. */

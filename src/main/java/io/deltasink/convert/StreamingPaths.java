@@ -48,9 +48,15 @@ final class StreamingPaths {
     }
 
     StreamingPaths(FieldTree root, Json json) {
+        this(root, json, new boolean[0]);
+    }
+
+    /** @param doubleColumns per column, true for a double column (see {@link JsonScanner}) */
+    StreamingPaths(FieldTree root, Json json, boolean[] doubleColumns) {
         this.root = root;
         this.json = json;
-        this.scanners = ThreadLocal.withInitial(() -> new JsonScanner(json));
+        boolean[] doubles = doubleColumns.clone();
+        this.scanners = ThreadLocal.withInitial(() -> new JsonScanner(json, doubles));
     }
 
     private JsonScanner scanner() {

@@ -158,6 +158,57 @@ class StreamingDifferentialTest {
     }
 
     @Test
+    void floatsOnlyDoubleColumnsTakeAreTheDoublesOfTheirDecimals() {
+        String columns = "d:double=x, pd:double=p.x";
+        List<String> numbers = new ArrayList<>(List.of("-0.0", "0.0", "0.5", "-0.5", "80.1", "229.10", "0.345",
+                "0.000000000000001", "-999999999999999.9", "99999999999999.99", "9999999999999999.9", "4503599627370495.5",
+                "0.1234567890123456", "1.7976931348623157e308", "1e-5", "12.000", "-0.0000000000000000000001",
+                "0.00000000000000000000001", "5"));
+        Random random = new Random(7);
+        for (int k = 0; k < 3_000; k++) {
+            StringBuilder n = new StringBuilder(random.nextBoolean() ? "-" : "");
+            int digits = 1 + random.nextInt(18);
+            int point = 1 + random.nextInt(digits + 1);
+            for (int d = 0; d < digits; d++) {
+                n.append(d == 0 && point > 1 ? (char) ('1' + random.nextInt(9)) : (char) ('0' + random.nextInt(10)));
+                if (d + 1 == point && d + 1 < digits) {
+                    n.append('.');
+                }
+            }
+            if (random.nextInt(10) == 0) {
+                n.append(random.nextBoolean() ? "e" : "E-").append(random.nextInt(30));
+            }
+            numbers.add(n.toString());
+        }
+        Json json = new Json();
+        FieldTree fields = FieldTree.build(ColumnMapping.parse(columns).specs());
+        int direct = 0;
+        int eligible = 0;
+        for (String n : numbers) {
+            boolean exact = n.indexOf('.') >= 0 && n.indexOf('e') < 0 && n.indexOf('E') < 0
+                    && n.replace("-", "").length() <= 16; // a point and at most 15 digits
+            eligible += exact ? 2 : 0;
+            String text = "{\"x\":" + n + ",\"p\":\"{\\\"x\\\":" + n + "}\"}";
+            compare(columns, text);
+            Object[] sources = new Object[2];
+            assertTrue(new StreamingPaths(fields, json, new boolean[] {true, true})
+                    .resolve(SinkRecords.of("t", 0, 1L, text), text, sources), text);
+            double expected = new java.math.BigDecimal(n).doubleValue();
+            for (Object source : sources) {
+                assertEquals(Double.doubleToRawLongBits(expected), Double.doubleToRawLongBits(((Number) source).doubleValue()),
+                        n);
+                if (source instanceof Double) {
+                    direct++;
+                } else if (exact) {
+                    throw new AssertionError(n + " read as " + source.getClass().getSimpleName());
+                }
+            }
+        }
+        assertEquals(eligible, direct, "floats of up to 15 digits without an exponent, and only they, read as doubles");
+        assertTrue(direct > 1_000, "fast path taken: " + direct);
+    }
+
+    @Test
     void mutatedSeedEventsGiveTheSameRowsOrMessages() {
         // each event with one character inserted, replaced or removed: the scanner, the parser and the tree must agree
         String seed = SeedMappingTest.SEED_COLUMNS;
