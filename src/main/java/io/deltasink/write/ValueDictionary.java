@@ -1,5 +1,8 @@
 package io.deltasink.write;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -9,6 +12,8 @@ import java.util.Arrays;
  */
 final class ValueDictionary {
     private static final int INITIAL_SLOTS = 64;
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long MIX = 0xBF58476D1CE4E5B9L;
 
     private long[] longs = new long[16];
     private byte[][] binaries;
@@ -63,7 +68,7 @@ final class ValueDictionary {
     /** The id of {@code value}'s content, added (a copy when {@code owned} is false) when new. */
     int id(byte[] value, boolean owned) {
         int mask = slots.length - 1;
-        int h = slot(Arrays.hashCode(value), shift);
+        int h = slot(hash(value), shift);
         while (true) {
             int s = slots[h];
             if (s == 0) {
@@ -91,7 +96,7 @@ final class ValueDictionary {
         int mask = grown.length - 1;
         int grownShift = shift - 1;
         for (int id = 0; id < size; id++) {
-            int h = slot(longs != null ? longs[id] : Arrays.hashCode(binaries[id]), grownShift);
+            int h = slot(longs != null ? longs[id] : hash(binaries[id]), grownShift);
             while (grown[h] != 0) {
                 h = (h + 1) & mask;
             }
@@ -99,6 +104,31 @@ final class ValueDictionary {
         }
         slots = grown;
         shift = grownShift;
+    }
+
+    /**
+     * A hash of the bytes taken eight at a time (a short array byte by byte), the length mixed in;
+     * {@link #slot} spreads it. {@code Arrays.hashCode} takes a multiply-add per byte, one after
+     * the other.
+     */
+    static long hash(byte[] v) {
+        int n = v.length;
+        long h = n * MIX;
+        if (n >= Long.BYTES) {
+            int k = 0;
+            for (int last = n - Long.BYTES; k < last; k += Long.BYTES) {
+                h = Long.rotateLeft(h ^ (long) LONGS.get(v, k), 31) * MIX;
+            }
+            // the last eight bytes, overlapping the word before when the length is not a multiple of eight
+            h = Long.rotateLeft(h ^ (long) LONGS.get(v, n - Long.BYTES), 31) * MIX;
+        } else {
+            long tail = 0;
+            for (int k = 0; k < n; k++) {
+                tail = tail << 8 | (v[k] & 0xFF);
+            }
+            h = Long.rotateLeft(h ^ tail, 31) * MIX;
+        }
+        return h ^ h >>> 29;
     }
 
     /**
