@@ -209,6 +209,68 @@ class StreamingDifferentialTest {
     }
 
     @Test
+    void textTheScannerTakesIsValidUnicodeAndSurrogatesGiveTheTreesRowsOrMessages() {
+        // the scanner takes no text with a surrogate, so the Strings it gives are valid Unicode
+        // a surrogate in every form JSON text can carry one: escaped (alone, paired, reversed), as a
+        // Java char in a String value (alone or paired), as UTF-8 (four bytes) and as the three bytes
+        // of an encoded surrogate, which is not UTF-8
+        String[] pieces = {"\\ud800", "\\udc00", "\\ud83d\\ude00", "\\ude00\\ud83d", "\ud800", "\udfff",
+            "\ud83d\ude00", "\u00e9", "\u20ac", "x", "\\n", "\\u0041"};
+        String columns = "a:string=a, b:string=p.b, r:string=raw(p), n:int=p.n";
+        Random random = new Random(5);
+        ColumnMapping mapping = ColumnMapping.parse(columns);
+        Json json = new Json();
+        FieldTree tree = FieldTree.build(mapping.specs());
+        int scanned = 0;
+        for (int k = 0; k < 3_000; k++) {
+            String a = piece(random, pieces);
+            String b = piece(random, pieces);
+            String text = "{\"a\":\"" + a + "\",\"p\":\"{\\\"b\\\":\\\"" + b + "\\\",\\\"n\\\":1}\"}";
+            compare(columns, text);
+            Object[] values = {text, text.getBytes(StandardCharsets.UTF_8), cesu(text)};
+            for (Object value : values) {
+                Object[] out = new Object[4];
+                if (JsonScanner.resolve(tree, value, json, out)) {
+                    scanned++;
+                    for (Object o : out) {
+                        if (o instanceof String str) {
+                            assertEquals(-1, Unicode.unpaired(str), () -> "scanned text with a lone surrogate: " + text);
+                        }
+                    }
+                }
+            }
+            compareOne(columns, cesu(text), text);
+        }
+        assertTrue(scanned > 300, "the scanner took the texts without a surrogate: " + scanned);
+    }
+
+    private static String piece(Random random, String[] pieces) {
+        StringBuilder out = new StringBuilder();
+        for (int i = random.nextInt(4); i >= 0; i--) {
+            out.append(pieces[random.nextInt(pieces.length)]);
+        }
+        return out.toString();
+    }
+
+    /** The text's UTF-16 units each encoded as UTF-8 would encode a character (surrogates as three bytes each). */
+    private static byte[] cesu(String text) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (char c : text.toCharArray()) {
+            if (c < 0x80) {
+                out.write(c);
+            } else if (c < 0x800) {
+                out.write(0xC0 | c >> 6);
+                out.write(0x80 | c & 0x3F);
+            } else {
+                out.write(0xE0 | c >> 12);
+                out.write(0x80 | c >> 6 & 0x3F);
+                out.write(0x80 | c & 0x3F);
+            }
+        }
+        return out.toByteArray();
+    }
+
+    @Test
     void mutatedSeedEventsGiveTheSameRowsOrMessages() {
         // each event with one character inserted, replaced or removed: the scanner, the parser and the tree must agree
         String seed = SeedMappingTest.SEED_COLUMNS;
