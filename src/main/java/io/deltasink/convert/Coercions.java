@@ -91,8 +91,9 @@ final class Coercions {
     static Object applyCommon(int common, Object v, Json json) throws BadValueException {
         return switch (common) {
             case TEXT -> text(v, json);
-            case INT -> (int) integral(v, Integer.MIN_VALUE, Integer.MAX_VALUE, "int");
-            case LONG -> integral(v, Long.MIN_VALUE, Long.MAX_VALUE, "long");
+            // an Integer or Long as it came, not boxed again
+            case INT -> v instanceof Integer ? v : (Object) (int) integral(v, Integer.MIN_VALUE, Integer.MAX_VALUE, "int");
+            case LONG -> v instanceof Long ? v : (Object) integral(v, Long.MIN_VALUE, Long.MAX_VALUE, "long");
             case DOUBLE -> toDouble(v);
             case BOOLEAN -> toBoolean(v);
             default -> throw new IllegalArgumentException("not a common column type's code: " + common);
