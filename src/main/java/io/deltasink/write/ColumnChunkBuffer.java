@@ -141,15 +141,23 @@ final class ColumnChunkBuffer {
         if (!optional) {
             throw new IllegalStateException("null in required column " + descriptor);
         }
-        if ((pageValues >>> 6) == definedBits.length) {
-            definedBits = Arrays.copyOf(definedBits, definedBits.length * 2);
+        if ((pageValues >>> 6) >= definedBits.length) {
+            definedBits = Arrays.copyOf(definedBits, Math.max(definedBits.length * 2, (pageValues >>> 6) + 1));
+        }
+        if (pageNulls == 0) {
+            // the page's first null: the values before it are defined
+            Arrays.fill(definedBits, 0, pageValues >>> 6, -1L);
+            if ((pageValues & 63) != 0) {
+                definedBits[pageValues >>> 6] = -1L >>> (64 - (pageValues & 63));
+            }
         }
         pageNulls++;
         endValue(); // its definition bit stays 0
     }
 
+    /** The value's definition bit; none is kept while the page has no null (see {@link #writeNull}). */
     private void defined() {
-        if (optional) {
+        if (optional && pageNulls > 0) {
             int word = pageValues >>> 6;
             if (word == definedBits.length) {
                 definedBits = Arrays.copyOf(definedBits, word * 2);
@@ -488,14 +496,20 @@ final class ColumnChunkBuffer {
         if (optional) {
             ByteSink levels = scratch.levels;
             levels.reset();
-            int[] bits = scratch.ints(pageValues);
-            for (int k = 0; k < pageValues; k++) {
-                bits[k] = (int) (definedBits[k >>> 6] >>> k) & 1;
+            if (pageNulls == 0 && pageValues >= HybridEncoder.MIN_RUN) {
+                HybridEncoder.run(1, pageValues, 1, levels); // what encode makes of as many ones
+            } else {
+                int[] bits = scratch.ints(pageValues);
+                for (int k = 0; k < pageValues; k++) {
+                    bits[k] = pageNulls == 0 ? 1 : (int) (definedBits[k >>> 6] >>> k) & 1;
+                }
+                HybridEncoder.encode(bits, pageValues, 1, levels);
             }
-            HybridEncoder.encode(bits, pageValues, 1, levels);
             page.putIntLE(levels.size());
             page.putBytes(levels.array(), 0, levels.size());
-            Arrays.fill(definedBits, 0, ((pageValues - 1) >>> 6) + 1, 0L);
+            if (pageNulls > 0) {
+                Arrays.fill(definedBits, 0, ((pageValues - 1) >>> 6) + 1, 0L);
+            }
         }
         if (encodedIds != null) {
             page.putBytes(encodedIds.array(), 0, encodedIds.size());

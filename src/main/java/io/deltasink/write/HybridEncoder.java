@@ -9,6 +9,9 @@ final class HybridEncoder {
     private HybridEncoder() {
     }
 
+    /** The shortest repetition {@link #encode} writes as an RLE run. */
+    static final int MIN_RUN = 8;
+
     /** Encodes {@code values[0, count)} of {@code bitWidth} bits (0 to 32) into {@code out}. */
     static void encode(int[] values, int count, int bitWidth, ByteSink out) {
         int literalStart = 0;
@@ -19,27 +22,32 @@ final class HybridEncoder {
             while (end < count && values[end] == v) {
                 end++;
             }
-            int run = end - i;
+            int repeats = end - i;
             int pending = i - literalStart;
             int pad = (8 - (pending & 7)) & 7;
-            if (run - pad >= 8) {
+            if (repeats - pad >= MIN_RUN) {
                 // fill the last literal group from the run, then the rest of the run is one RLE run
                 i += pad;
                 if (i > literalStart) {
                     bitPack(values, literalStart, i - literalStart, bitWidth, out);
                 }
-                out.putVarInt((end - i) << 1);
-                int value = v;
-                for (int b = 0; b < (bitWidth + 7) / 8; b++) {
-                    out.putByte(value & 0xFF);
-                    value >>>= 8;
-                }
+                run(v, end - i, bitWidth, out);
                 literalStart = end;
             }
             i = end;
         }
         if (count > literalStart) {
             bitPack(values, literalStart, count - literalStart, bitWidth, out);
+        }
+    }
+
+    /** One RLE run: {@code count} times {@code value} of {@code bitWidth} bits. */
+    static void run(int value, int count, int bitWidth, ByteSink out) {
+        out.putVarInt(count << 1);
+        int v = value;
+        for (int b = 0; b < (bitWidth + 7) / 8; b++) {
+            out.putByte(v & 0xFF);
+            v >>>= 8;
         }
     }
 

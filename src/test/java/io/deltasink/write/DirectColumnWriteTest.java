@@ -96,6 +96,25 @@ class DirectColumnWriteTest {
     }
 
     @Test
+    void nullsFirstMetLateInAPageGiveTheRecordApisValues() throws Exception {
+        // a page keeps no definition bits until its first null: nulls first met at and beside the
+        // 64-value words' edges and late in pages, pages without a null, a stretch of nulls only
+        List<Object[]> rows = rows(6_000, 30);
+        for (int id = 0; id < rows.size(); id++) {
+            Object[] row = rows.get(id);
+            row[2] = id % 1_000 == 999 ? null : id;
+            row[5] = id % 64 == 63 ? null : (long) id;
+            row[6] = id % 129 == 64 ? null : id / 3.0;
+            row[8] = id >= 3_000 && id < 3_500 ? null : id % 3 == 0;
+            row[10] = id % 700 == 0 ? null : 19_000 + id % 50;
+        }
+        for (int pageBytes : new int[] {1024, 64 * 1024}) {
+            assertSameFile(rows, WriterSettings.defaults().withRowGroupSizeBytes(64 * 1024).withPageSizeBytes(pageBytes),
+                    Set.of());
+        }
+    }
+
+    @Test
     void floatingPointEdgesGiveTheRecordApisStatistics() throws Exception {
         WriterSettings settings = WriterSettings.defaults().withRowGroupSizeBytes(16 * 1024).withPageSizeBytes(1024);
         double[][] doubles = {{Double.NaN}, {-0.0, 0.0}, {0.0, -0.0}, {0.0}, {-0.0}, {Double.NaN, 1.5, -2.5},

@@ -53,6 +53,23 @@ class HybridEncoderTest {
     }
 
     @Test
+    void aRunIsWhatEncodeMakesOfThatManyEqualValues() {
+        for (int count = HybridEncoder.MIN_RUN; count < 2_000; count += count < 200 ? 1 : 97) {
+            for (int width : new int[] {1, 3, 8, 9, 17, 32}) {
+                int value = width == 32 ? -7 : (1 << width) - 1;
+                int[] values = new int[count];
+                java.util.Arrays.fill(values, value);
+                ByteSink encoded = new ByteSink(16);
+                HybridEncoder.encode(values, count, width, encoded);
+                ByteSink run = new ByteSink(16);
+                HybridEncoder.run(value, count, width, run);
+                assertEquals(java.util.Arrays.toString(java.util.Arrays.copyOf(encoded.array(), encoded.size())),
+                        java.util.Arrays.toString(java.util.Arrays.copyOf(run.array(), run.size())), count + " x " + width);
+            }
+        }
+    }
+
+    @Test
     void bitWidths() {
         assertEquals(0, HybridEncoder.bitWidth(0));
         assertEquals(1, HybridEncoder.bitWidth(1));
