@@ -57,8 +57,9 @@ import io.deltasink.testing.TableLocation;
  * option as it is), {@code worker=classpath,plugin} (the connector on the worker's class path, or
  * unzipped from the component archive into a plain worker's plugin.path, as installed: run
  * {@code mvn -Pbench -DskipTests verify} first), {@code java=N} (the worker on an installed JDK of
- * release N; default this JVM's), {@code aot=none,cache} (Java 25: the measured worker starts from an
- * AOT cache that an untimed run of the same worker over the same topic wrote). {@code jfr=profile} records the
+ * release N; default this JVM's), {@code aot=none,cache,cds} (the measured worker starts from a file
+ * that an untimed run of the same worker over the same topic wrote: an AOT cache, Java 25, or a class
+ * data archive, {@code -XX:ArchiveClassesAtExit}). {@code jfr=profile} records the
  * worker with the JDK's "profile" settings instead of "default" and keeps the recording for a look at
  * hot methods and allocation.
  *
@@ -98,7 +99,7 @@ public final class ThroughputBench {
      * [compression=snappy,..] [partitions=P] [storage=s3] [jfr=default|profile] [poll=default,N,..] (the
      * consumer's max.poll.records, through consumer.override.*; default: the preset's, else Kafka's 500)
      * [fetch=default,kafka,N,..] (its fetch.max.bytes; default: the preset's) [jvm=bare,kafka,-XX:..,..]
-     * [group=classic,consumer] [worker=classpath,plugin] [java=N] [aot=none,cache].
+     * [group=classic,consumer] [worker=classpath,plugin] [java=N] [aot=none,cache,cds].
      */
     public static void main(String[] args) throws Exception {
         BenchArgs parsed = BenchArgs.parse(OPTIONS, args);
@@ -240,10 +241,16 @@ public final class ThroughputBench {
         WorkerProcess.Launch launch = launch(run, dir);
         Map<String, String> settings = workerSettings(run, flushIntervalMs, dir);
         List<String> jvm = workerJvm(run.get("jvm"), gcLog, jfrSettings);
-        if (run.get("aot").equals("cache")) {
-            jvm.add("-XX:AOTCache=" + trainAotCache(kafka, ends, run, index, dir, launch, settings, server, jfrSettings));
-        } else if (!run.get("aot").equals("none")) {
-            throw new IllegalArgumentException("aot=none or cache, not " + run.get("aot"));
+        switch (run.get("aot")) {
+            case "none" -> { }
+            case "cache" -> jvm.add("-XX:AOTCache=" + trainArchive(kafka, ends, run, index, dir, launch, settings, server,
+                    jfrSettings, "-XX:AOTCacheOutput=", "worker.aot"));
+            case "cds" -> {
+                jvm.add("-XX:SharedArchiveFile=" + trainArchive(kafka, ends, run, index, dir, launch, settings, server,
+                        jfrSettings, "-XX:ArchiveClassesAtExit=", "worker.jsa"));
+                jvm.add("-Xshare:on"); // a JVM that cannot map the archive stops instead of going on without it
+            }
+            default -> throw new IllegalArgumentException("aot=none, cache or cds, not " + run.get("aot"));
         }
         WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "bench-" + index, dir.resolve("worker"), HEAP,
                 jvm, settings, launch);
@@ -326,14 +333,15 @@ public final class ThroughputBench {
      * The worker's JDK ({@code java=N}: an installed JDK of that release, else this JVM's) and class
      * path: this JVM's, the connector's classes included ({@code worker=classpath}), or a plain
      * Connect worker's jars with the connector unzipped from the component archive into its
-     * plugin.path ({@code worker=plugin}, as an operator installs it). With {@code aot=cache} the
-     * folders of the class path (the build's classes) go in as jars: an AOT cache takes jars only.
+     * plugin.path ({@code worker=plugin}, as an operator installs it). With {@code aot=cache} or
+     * {@code aot=cds} the folders of the class path (the build's classes) go in as jars: an AOT cache
+     * and a class data archive take classes from jars only.
      */
     private static WorkerProcess.Launch launch(Map<String, String> run, Path dir) throws IOException {
         Path javaHome = run.get("java").equals("this") ? Path.of(System.getProperty("java.home"))
                 : Jdks.require(Integer.parseInt(run.get("java")));
         return switch (run.get("worker")) {
-            case "classpath" -> new WorkerProcess.Launch(javaHome, run.get("aot").equals("cache")
+            case "classpath" -> new WorkerProcess.Launch(javaHome, !run.get("aot").equals("none")
                     ? foldersAsJars(WorkerProcess.Launch.testClassPath().classPath(), dir.resolve("classpath"))
                     : WorkerProcess.Launch.testClassPath().classPath());
             case "plugin" -> new WorkerProcess.Launch(javaHome, PlainWorker.CURRENT.classPath());
@@ -386,22 +394,24 @@ public final class ThroughputBench {
     }
 
     /**
-     * {@code aot=cache}: a worker of the same JDK, class path and options first takes the whole topic
-     * into a table of its own, untimed, with -XX:AOTCacheOutput (Java 25: the classes it loaded and
-     * linked and the profiles of the methods it ran, written when it stops); the measured worker
-     * starts from that cache. Returns the cache.
+     * {@code aot=cache} or {@code aot=cds}: a worker of the same JDK, class path and options first takes
+     * the whole topic into a table of its own, untimed, with {@code output} naming the file it writes
+     * when it stops: -XX:AOTCacheOutput= (Java 25: the classes it loaded and linked and the profiles
+     * of the methods it ran) or -XX:ArchiveClassesAtExit= (a class data archive, Java 13 and later:
+     * the classes it loaded, parsed and verified). The measured worker starts from it. Returns the file.
      */
-    private static Path trainAotCache(EmbeddedKafkaCluster kafka, Map<TopicPartition, Long> ends, Map<String, String> run,
-                                      int index, Path dir, WorkerProcess.Launch launch, Map<String, String> settings,
-                                      S3ProxyServer server, String jfrSettings) throws Exception {
-        Path cache = dir.resolve("worker.aot");
+    private static Path trainArchive(EmbeddedKafkaCluster kafka, Map<TopicPartition, Long> ends, Map<String, String> run,
+                                     int index, Path dir, WorkerProcess.Launch launch, Map<String, String> settings,
+                                     S3ProxyServer server, String jfrSettings, String output, String fileName)
+            throws Exception {
+        Path cache = dir.resolve(fileName);
         Path trainDir = dir.resolve("aot-training");
         TableLocation table = server != null ? TableLocation.onS3(server, "delta/aot-training-" + index + "/sensor_events")
                 : TableLocation.local(trainDir.resolve("sensor_events"));
         // Flight Recorder as in the measured worker (it is off while the cache is written, but a cache
         // made without its module is refused by a JVM that records)
         List<String> jvm = workerJvm(run.get("jvm"), null, jfrSettings);
-        jvm.add("-XX:AOTCacheOutput=" + cache);
+        jvm.add(output + cache);
         int tasks = Integer.parseInt(run.get("tasks"));
         WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "bench-aot-" + index, trainDir.resolve("worker"),
                 HEAP, jvm, settings, launch);
@@ -411,17 +421,17 @@ public final class ThroughputBench {
             long start = System.nanoTime();
             worker.putConnectorConfig(preset.name(), preset.config());
             awaitCaughtUp(table, preset.name(), tasks, ends, worker);
-            System.out.printf(Locale.ROOT, "  AOT training run (untimed): %.1f s, worker log %s%n",
+            System.out.printf(Locale.ROOT, "  training run (untimed, %s): %.1f s, worker log %s%n", output,
                     (System.nanoTime() - start) / 1e9, worker.logFile());
         } finally {
             worker.stop();
             table.close();
         }
         if (!Files.isRegularFile(cache)) {
-            throw new IllegalStateException("The training worker wrote no AOT cache " + cache + " (it takes Java 25 or "
-                    + "later); its log: " + worker.logFile());
+            throw new IllegalStateException("The training worker wrote no " + cache + " (" + output + "; an AOT cache "
+                    + "takes Java 25 or later); its log: " + worker.logFile());
         }
-        System.out.printf(Locale.ROOT, "  AOT cache %s: %.0f MB%n", cache, Files.size(cache) / 1e6);
+        System.out.printf(Locale.ROOT, "  %s: %.0f MB%n", cache, Files.size(cache) / 1e6);
         return cache;
     }
 
