@@ -35,7 +35,7 @@ final class Coercions {
     private static final int TEXT = 1;
     private static final int INT = 2;
     private static final int LONG = 3;
-    static final int DOUBLE = 4;
+    private static final int DOUBLE = 4;
     private static final int BOOLEAN = 5;
 
     private Coercions() {

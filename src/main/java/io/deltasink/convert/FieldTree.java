@@ -15,6 +15,8 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import io.deltasink.model.ColumnType;
+
 /**
  * The field paths of a mapping merged into a tree, so that shared prefixes are walked once per
  * record and each field holding JSON text (the whole value included) is parsed at most once,
@@ -43,6 +45,10 @@ final class FieldTree {
     private int position;
     /** True when every child is a list index and no two name the same one ("1" and "01"). */
     private boolean distinctIndexes;
+    /** Whether every column that takes this node's value as it is has the double type. */
+    private boolean valueColumnsDouble = true;
+    /** The node's value goes to double columns only, none of them raw(...). */
+    private boolean doublesOnly;
 
     private FieldTree(String segment, String path) {
         // interned as a JSON parser interns names, so that a child is found by identity first
@@ -78,6 +84,7 @@ final class FieldTree {
                     node.rawNameList.add(specs.get(col).name());
                 } else {
                     node.valueColumnList.add(col);
+                    node.valueColumnsDouble &= specs.get(col).column().type() == ColumnType.DOUBLE;
                 }
             }
         }
@@ -93,6 +100,7 @@ final class FieldTree {
         valueColumns = valueColumnList.stream().mapToInt(Integer::intValue).toArray();
         rawColumns = rawColumnList.stream().mapToInt(Integer::intValue).toArray();
         rawNames = rawNameList.toArray(new String[0]);
+        doublesOnly = valueColumns.length > 0 && rawColumns.length == 0 && valueColumnsDouble;
         distinctIndexes = true;
         for (int i = 0; i < children.length; i++) {
             children[i].position = i;
@@ -140,6 +148,11 @@ final class FieldTree {
     /** Columns that take this node's value as it is. */
     int[] valueColumns() {
         return valueColumns;
+    }
+
+    /** True when the node's value goes to double columns only (no raw(...) of it). */
+    boolean doublesOnly() {
+        return doublesOnly;
     }
 
     /** Columns that take this node's text ({@code raw(...)}). */

@@ -42,21 +42,18 @@ final class JsonScanner extends JsonBytes {
     private static final int GIVE_UP_REUSE = -64;
     private static final int MAX_REUSE_BYTES = 64;
 
-    /** Per column, true for a double column: a float only such columns take is read as its Double. */
-    private final boolean[] doubleColumns;
+    /** Whether a float that only double columns take is read as its Double ({@link FieldTree#doublesOnly}). */
+    private final boolean doubles;
 
     /** A scanner to read one value after another on one thread; its buffers are kept between values. */
     JsonScanner(Json json) {
-        this(json, new boolean[0]);
+        this(json, false);
     }
 
-    /**
-     * @param doubleColumns per column, true for a double column (see {@link JsonBytes#number(boolean)});
-     *                      columns beyond its length are not
-     */
-    JsonScanner(Json json, boolean[] doubleColumns) {
+    /** @param doubles true to read a float that only double columns take as its Double ({@link JsonBytes#number(boolean)}) */
+    JsonScanner(Json json, boolean doubles) {
         this.json = json;
-        this.doubleColumns = doubleColumns;
+        this.doubles = doubles;
     }
 
     /**
@@ -313,23 +310,9 @@ final class JsonScanner extends JsonBytes {
             return true;
         }
         Object plain = t == '"' && !hasChildren ? text(node)
-                : (t == '-' || t >= '0' && t <= '9') ? number(doublesOnly(node)) : scalar();
+                : (t == '-' || t >= '0' && t <= '9') ? number(doubles && node.doublesOnly()) : scalar();
         // below a number or boolean no path goes on; below null every column is null
         return plain != GIVE_UP && assign(node, plain) && (!hasChildren || plain == null);
-    }
-
-    /** True when the node's value goes to double columns only (no raw(...) of it). */
-    private boolean doublesOnly(FieldTree node) {
-        int[] columns = node.valueColumns();
-        if (columns.length == 0 || node.rawColumns().length > 0) {
-            return false;
-        }
-        for (int col : columns) {
-            if (col >= doubleColumns.length || !doubleColumns[col]) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** The string at {@code i} as {@link #scalar} gives it, the last String of the node's column again when equal. */

@@ -88,6 +88,7 @@ public final class MappingConverter implements RecordConverter {
         List<ColumnSpec> specs = mapping.specs();
         int n = specs.size();
         this.fields = FieldTree.build(specs);
+        this.streaming = stream && fields != null ? new StreamingPaths(fields, json, true) : null;
         this.sources = new Source[n];
         this.coercions = new Coercions.Coercion[n];
         this.common = new int[n];
@@ -112,11 +113,6 @@ public final class MappingConverter implements RecordConverter {
             now |= spec.source() instanceof Source.Meta m && m.kind() == Source.Meta.Kind.NOW;
         }
         this.usesNow = now;
-        boolean[] doubleColumns = new boolean[n];
-        for (int i = 0; i < n; i++) {
-            doubleColumns[i] = common[i] == Coercions.DOUBLE;
-        }
-        this.streaming = stream && fields != null ? new StreamingPaths(fields, json, doubleColumns) : null;
     }
 
     private static String nullProblem(Source source) {

@@ -48,14 +48,13 @@ final class StreamingPaths {
     }
 
     StreamingPaths(FieldTree root, Json json) {
-        this(root, json, new boolean[0]);
+        this(root, json, false);
     }
 
-    /** @param doubleColumns per column, true for a double column (see {@link JsonScanner}) */
-    StreamingPaths(FieldTree root, Json json, boolean[] doubleColumns) {
+    /** @param doubles true to read a float that only double columns take as its Double (see {@link JsonScanner}) */
+    StreamingPaths(FieldTree root, Json json, boolean doubles) {
         this.root = root;
         this.json = json;
-        boolean[] doubles = doubleColumns.clone();
         this.scanners = ThreadLocal.withInitial(() -> new JsonScanner(json, doubles));
     }
 

@@ -191,7 +191,7 @@ class StreamingDifferentialTest {
             String text = "{\"x\":" + n + ",\"p\":\"{\\\"x\\\":" + n + "}\"}";
             compare(columns, text);
             Object[] sources = new Object[2];
-            assertTrue(new StreamingPaths(fields, json, new boolean[] {true, true})
+            assertTrue(new StreamingPaths(fields, json, true)
                     .resolve(SinkRecords.of("t", 0, 1L, text), text, sources), text);
             double expected = new java.math.BigDecimal(n).doubleValue();
             for (Object source : sources) {
