@@ -12,6 +12,7 @@ import org.apache.kafka.connect.sink.SinkTask;
 
 import io.deltasink.commit.SinkSession;
 import io.deltasink.config.DeltaSinkConfig;
+import io.deltasink.convert.BatchClock;
 import io.deltasink.maintenance.AutoMaintenance;
 import io.deltasink.metrics.PluginMaintenanceMetrics;
 import io.deltasink.storage.StorageSettings;
@@ -26,6 +27,8 @@ public class DeltaSinkTask extends SinkTask {
     private StorageSettings storage;
     private SinkSession session;
     private AutoMaintenance maintenance;
+    /** The time {@code @now} gives: read once per put. */
+    private BatchClock processingTime;
 
     @Override
     public String version() {
@@ -43,7 +46,8 @@ public class DeltaSinkTask extends SinkTask {
         }
         storage = StorageSettings.from(config);
         Clock clock = Clock.systemUTC();
-        session = new SinkSession(config, storage, Converters.factory(config, clock), context, clock, Thread::sleep,
+        processingTime = new BatchClock(clock);
+        session = new SinkSession(config, storage, Converters.factory(config, processingTime), context, clock, Thread::sleep,
                 Version.engineInfo(config.connectorName()));
         if (AutoMaintenance.elected(config)) {
             maintenance = AutoMaintenance.start(config, storage, PluginMaintenanceMetrics.of(context), clock);
@@ -57,6 +61,7 @@ public class DeltaSinkTask extends SinkTask {
 
     @Override
     public void put(Collection<SinkRecord> records) {
+        processingTime.tick(); // @now: one time for the records handed over together
         session.put(records);
     }
 

@@ -22,8 +22,9 @@ import io.deltasink.model.RowSchema;
  * column; a path through a scalar is an error. Every value that passes is one any Delta reader
  * can hold: timestamps and dates in years 0001 to 9999, text that is valid Unicode, numbers in
  * timestamp columns read in an explicit unit. Every failure is a {@link RecordConversionException}
- * naming the record, the column and the value. Immutable after construction; {@link #convert}
- * keeps no state between calls.
+ * naming the record, the column and the value. {@link #convert} keeps no state between calls
+ * but the {@code @now} columns' values at the clock's last time, a function of that time; a
+ * converter may be shared by threads.
  *
  * <p>JSON text (a String or byte[] value) is read by a streaming parser into the columns' source
  * values without a tree ({@link StreamingPaths}); what that pass does not take (bad text, a wanted
@@ -47,11 +48,13 @@ public final class MappingConverter implements RecordConverter {
     private final int[] derived;
     private final int[] derivedFrom;
     private final boolean usesNow;
+    /** The {@code @now} columns' values at the last time seen ({@link #nowValues}); replaced whole, never changed. */
+    private NowValues nowMemo;
 
     /**
      * @param mapping a parsed mapping (not the {@value ColumnMapping#AUTO} placeholder: derive
      *                one with {@link AutoMapping#derive} first)
-     * @param clock   the time of processing for {@code @now}
+     * @param clock   the time of processing for {@code @now} (a task's {@link BatchClock} shows one per batch)
      */
     public MappingConverter(ColumnMapping mapping, Clock clock) {
         this(mapping, clock, EpochUnit.NONE);
@@ -156,20 +159,23 @@ public final class MappingConverter implements RecordConverter {
             }
         }
         Instant now = usesNow ? clock.instant() : null;
+        Object[] nowValues = usesNow ? nowValues(now) : null;
         for (int i = 0; i < n; i++) {
             Source source = sources[i];
             if (source instanceof Source.DateOf) {
                 continue;
             }
             if (source instanceof Source.Meta m) {
+                if (nowValues != null && nowValues[i] != null) {
+                    row[i] = nowValues[i]; // @now's value, coerced for an earlier record at the same time
+                    continue;
+                }
                 row[i] = metadata(record, m, now);
             }
             Object in = row[i];
             if (in != null) {
                 try {
-                    Object v = textFirst[i] ? Coercions.text(in, json) : in;
-                    row[i] = common[i] != Coercions.OTHER ? Coercions.applyCommon(common[i], v, json)
-                            : coercions[i].apply(v);
+                    row[i] = coerce(i, in);
                 } catch (BadValueException e) {
                     throw new RecordConversionException(record, schema.column(i).name(), in,
                             sourceLabel(source) + ": " + e.getMessage());
@@ -183,6 +189,40 @@ public final class MappingConverter implements RecordConverter {
             checkNull(record, i, row[i]);
         }
         return row;
+    }
+
+    /** A source value as column {@code i} holds it. */
+    private Object coerce(int i, Object in) throws BadValueException {
+        Object v = textFirst[i] ? Coercions.text(in, json) : in;
+        return common[i] != Coercions.OTHER ? Coercions.applyCommon(common[i], v, json) : coercions[i].apply(v);
+    }
+
+    /**
+     * The values of the {@code @now} columns at {@code now} (null in the other columns, and in an
+     * {@code @now} column whose type refuses the time: each record then meets the failure itself),
+     * coerced once per time the clock shows: the batch clock of a task shows one time per batch.
+     */
+    private Object[] nowValues(Instant now) {
+        NowValues memo = nowMemo;
+        if (memo == null || memo.at() != now) {
+            Object[] values = new Object[sources.length];
+            for (int i = 0; i < values.length; i++) {
+                if (sources[i] instanceof Source.Meta m && m.kind() == Source.Meta.Kind.NOW) {
+                    try {
+                        values[i] = coerce(i, now);
+                    } catch (BadValueException e) {
+                        values[i] = null;
+                    }
+                }
+            }
+            memo = new NowValues(now, values);
+            nowMemo = memo;
+        }
+        return memo.values();
+    }
+
+    /** The {@code @now} columns' values at one time; immutable once made (final fields publish it whole). */
+    private record NowValues(Instant at, Object[] values) {
     }
 
     private void checkNull(SinkRecord record, int i, Object value) {

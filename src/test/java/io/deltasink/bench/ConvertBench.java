@@ -8,6 +8,7 @@ import java.util.Set;
 
 import org.apache.kafka.connect.sink.SinkRecord;
 
+import io.deltasink.convert.BatchClock;
 import io.deltasink.convert.ColumnMapping;
 import io.deltasink.convert.MappingConverter;
 import io.deltasink.proc.Preset;
@@ -18,7 +19,8 @@ import io.deltasink.testing.SinkRecords;
  * Conversion alone, on one thread: the seed preset's mapping over a mixed stream of sensor events
  * (4 smart plugs to 1 door sensor), reporting records per second of the thread's CPU time (a
  * shared machine's load does not count), records per wall-clock second, and bytes allocated per
- * record (the thread's own allocation counter). The value reaches the converter as the worker's converter
+ * record (the thread's own allocation counter). The clock of {@code @now} is ticked every
+ * {@value ConvertEncodeBench#PUT_RECORDS} records, as a task ticks it at every put. The value reaches the converter as the worker's converter
  * would hand it over:
  * <ul>
  *   <li>{@code string}: the UTF-8 bytes decoded to a String first, as StringConverter does, the
@@ -42,19 +44,20 @@ public final class ConvertBench {
             throw new IllegalArgumentException("input: string or bytes, not " + input);
         }
         var config = Preset.sensorEventsLocal().config();
+        BatchClock clock = new BatchClock(Clock.systemUTC());
         MappingConverter converter = new MappingConverter(ColumnMapping.parse(config.get("columns"),
-                Set.of(config.get("columns.not.null").split(","))), Clock.systemUTC());
+                Set.of(config.get("columns.not.null").split(","))), clock);
         byte[][] values = new byte[DISTINCT][];
         for (int i = 0; i < DISTINCT; i++) {
             values[i] = SensorEvents.event(i).bytes();
         }
         boolean decode = input.equals("string");
-        run(converter, values, decode, 300_000L);
+        run(converter, clock, values, decode, 300_000L);
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long allocatedBefore = threads.getCurrentThreadAllocatedBytes();
         long cpuBefore = threads.getCurrentThreadCpuTime();
         long start = System.nanoTime();
-        run(converter, values, decode, count);
+        run(converter, clock, values, decode, count);
         long nanos = System.nanoTime() - start;
         long cpu = threads.getCurrentThreadCpuTime() - cpuBefore;
         long allocated = threads.getCurrentThreadAllocatedBytes() - allocatedBefore;
@@ -63,9 +66,12 @@ public final class ConvertBench {
                 input, count, cpu / 1e9, nanos / 1e9, count * 1e9 / cpu, count * 1e9 / nanos, allocated / count);
     }
 
-    private static void run(MappingConverter converter, byte[][] values, boolean decode, long count) {
+    private static void run(MappingConverter converter, BatchClock clock, byte[][] values, boolean decode, long count) {
         long check = 0;
         for (long n = 0; n < count; n++) {
+            if (n % ConvertEncodeBench.PUT_RECORDS == 0) {
+                clock.tick();
+            }
             byte[] bytes = values[(int) (n % values.length)];
             Object value = decode ? new String(bytes, StandardCharsets.UTF_8) : bytes;
             SinkRecord r = SinkRecords.of("sensor-events", 0, n, value);

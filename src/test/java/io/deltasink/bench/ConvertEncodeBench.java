@@ -18,6 +18,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 import io.deltasink.Converters;
 import io.deltasink.config.DeltaSinkConfig;
+import io.deltasink.convert.BatchClock;
 import io.deltasink.convert.RecordConverter;
 import io.deltasink.model.DataFile;
 import io.deltasink.proc.ChildJvm;
@@ -42,7 +43,9 @@ import io.deltasink.write.WriterSettings;
  * to the writer thread, then the chunk's rows written; {@code mode=row} converts and writes each record
  * before the next. {@code mode=convert} times the
  * conversion alone; {@code mode=write} converts 1,000 records at a time outside the timing and times
- * only {@link PartitionedWriter#write} and {@code finish()}. Run from the project root:
+ * only {@link PartitionedWriter#write} and {@code finish()}. The converter's clock is a task's
+ * {@link BatchClock}, ticked every {@link #PUT_RECORDS} records as the task ticks it at every
+ * {@code put()} (the worker hands over at most that many by default). Run from the project root:
  * {@code mvn -q -B -Pbench test-compile exec:java -Dbench.main=io.deltasink.bench.ConvertEncodeBench
  * -Dexec.args="[records, default 200000] [value=string,bytes] [mode=encode,row,convert,write] [compression=snappy]
  * [warmup=3] [iterations=5] [forks=0]"}. With {@code forks=N} each row is measured in N fresh JVMs
@@ -52,6 +55,8 @@ import io.deltasink.write.WriterSettings;
 public final class ConvertEncodeBench {
     /** Records converted, then written, at a time in {@code mode=write}. */
     private static final int WRITE_CHUNK = 1_000;
+    /** Records a put() of the worker holds at most by default (the consumer's max.poll.records). */
+    static final int PUT_RECORDS = 500;
     private static final List<String> OPTIONS = List.of("value", "mode", "compression", "warmup", "iterations",
             "forks");
     /** Children's JVM options when this JVM was started without -X options. */
@@ -176,7 +181,8 @@ public final class ConvertEncodeBench {
         props.put(DeltaSinkConfig.TABLE_LOCATION, dir.resolve("table").toString());
         props.put(DeltaSinkConfig.PARQUET_COMPRESSION, compression);
         DeltaSinkConfig config = new DeltaSinkConfig(props);
-        RecordConverter converter = Converters.factory(config, Clock.systemUTC()).create(null);
+        BatchClock clock = new BatchClock(Clock.systemUTC());
+        RecordConverter converter = Converters.factory(config, clock).create(null);
         List<SinkRecord> records = records(count, value);
         StorageSettings storage = StorageSettings.from(config);
         double[] rates = new double[iterations];
@@ -186,10 +192,10 @@ public final class ConvertEncodeBench {
                 long start = System.nanoTime();
                 long[] timedNanos = {-1};
                 long written = switch (mode) {
-                    case "convert" -> convert(converter, records);
-                    case "write" -> write(writer, converter, records, timedNanos);
-                    case "row" -> convertAndWriteEach(writer, converter, records);
-                    default -> convertAndWrite(writer, converter, records);
+                    case "convert" -> convert(converter, clock, records);
+                    case "write" -> write(writer, converter, clock, records, timedNanos);
+                    case "row" -> convertAndWriteEach(writer, converter, clock, records);
+                    default -> convertAndWrite(writer, converter, clock, records);
                 };
                 double seconds = (timedNanos[0] >= 0 ? timedNanos[0] : System.nanoTime() - start) / 1e9;
                 if (written != count) {
@@ -229,10 +235,13 @@ public final class ConvertEncodeBench {
         return out;
     }
 
-    private static long convert(RecordConverter converter, List<SinkRecord> records) {
+    private static long convert(RecordConverter converter, BatchClock clock, List<SinkRecord> records) {
         long rows = 0;
-        for (SinkRecord r : records) {
-            rows += converter.convert(r).length > 0 ? 1 : 0;
+        for (int i = 0; i < records.size(); i++) {
+            if (i % PUT_RECORDS == 0) {
+                clock.tick();
+            }
+            rows += converter.convert(records.get(i)).length > 0 ? 1 : 0;
         }
         return rows;
     }
@@ -242,14 +251,17 @@ public final class ConvertEncodeBench {
      * converted and checked ({@link PartitionedWriter#check}, what the task's thread does before the
      * hand-off), then its rows written (what the writer thread does with the chunk).
      */
-    private static long convertAndWrite(PartitionedWriter writer, RecordConverter converter, List<SinkRecord> records)
-            throws Exception {
+    private static long convertAndWrite(PartitionedWriter writer, RecordConverter converter, BatchClock clock,
+                                        List<SinkRecord> records) throws Exception {
         int size = BackgroundWriter.CHUNK_ROWS;
         Object[][] rows = new Object[size][];
         List<?>[] keys = new List<?>[size];
         for (int from = 0; from < records.size(); from += size) {
             int n = Math.min(size, records.size() - from);
             for (int i = 0; i < n; i++) {
+                if ((from + i) % PUT_RECORDS == 0) {
+                    clock.tick();
+                }
                 rows[i] = converter.convert(records.get(from + i));
                 keys[i] = writer.check(rows[i]);
             }
@@ -263,10 +275,13 @@ public final class ConvertEncodeBench {
     }
 
     /** Each record converted and written before the next one is converted (the figures of {@code mode=encode} before the writer took chunks). */
-    private static long convertAndWriteEach(PartitionedWriter writer, RecordConverter converter,
+    private static long convertAndWriteEach(PartitionedWriter writer, RecordConverter converter, BatchClock clock,
                                             List<SinkRecord> records) throws Exception {
-        for (SinkRecord r : records) {
-            writer.write(converter.convert(r));
+        for (int i = 0; i < records.size(); i++) {
+            if (i % PUT_RECORDS == 0) {
+                clock.tick();
+            }
+            writer.write(converter.convert(records.get(i)));
         }
         return finish(writer);
     }
@@ -276,13 +291,16 @@ public final class ConvertEncodeBench {
      * the rows are as fresh in the caches as a task's are when it writes what it just converted;
      * {@code finish()} is timed too. The timed nanoseconds go to {@code timedNanos[0]}.
      */
-    private static long write(PartitionedWriter writer, RecordConverter converter, List<SinkRecord> records,
-                              long[] timedNanos) throws Exception {
+    private static long write(PartitionedWriter writer, RecordConverter converter, BatchClock clock,
+                              List<SinkRecord> records, long[] timedNanos) throws Exception {
         Object[][] chunk = new Object[WRITE_CHUNK][];
         long nanos = 0;
         for (int from = 0; from < records.size(); from += WRITE_CHUNK) {
             int n = Math.min(WRITE_CHUNK, records.size() - from);
             for (int i = 0; i < n; i++) {
+                if ((from + i) % PUT_RECORDS == 0) {
+                    clock.tick();
+                }
                 chunk[i] = converter.convert(records.get(from + i));
             }
             long start = System.nanoTime();
