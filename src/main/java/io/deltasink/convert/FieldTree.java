@@ -49,6 +49,10 @@ final class FieldTree {
     private boolean valueColumnsDouble = true;
     /** The node's value goes to double columns only, none of them raw(...). */
     private boolean doublesOnly;
+    /** Whether every column that takes this node's value as it is has the timestamp type. */
+    private boolean valueColumnsTimestamp = true;
+    /** The node's value goes to timestamp columns only, none of them raw(...). */
+    private boolean timestampsOnly;
 
     private FieldTree(String segment, String path) {
         // interned as a JSON parser interns names, so that a child is found by identity first
@@ -85,6 +89,7 @@ final class FieldTree {
                 } else {
                     node.valueColumnList.add(col);
                     node.valueColumnsDouble &= specs.get(col).column().type() == ColumnType.DOUBLE;
+                    node.valueColumnsTimestamp &= specs.get(col).column().type() == ColumnType.TIMESTAMP;
                 }
             }
         }
@@ -101,6 +106,7 @@ final class FieldTree {
         rawColumns = rawColumnList.stream().mapToInt(Integer::intValue).toArray();
         rawNames = rawNameList.toArray(new String[0]);
         doublesOnly = valueColumns.length > 0 && rawColumns.length == 0 && valueColumnsDouble;
+        timestampsOnly = valueColumns.length > 0 && rawColumns.length == 0 && valueColumnsTimestamp;
         distinctIndexes = true;
         for (int i = 0; i < children.length; i++) {
             children[i].position = i;
@@ -153,6 +159,11 @@ final class FieldTree {
     /** True when the node's value goes to double columns only (no raw(...) of it). */
     boolean doublesOnly() {
         return doublesOnly;
+    }
+
+    /** True when the node's value goes to timestamp columns only (no raw(...) of it). */
+    boolean timestampsOnly() {
+        return timestampsOnly;
     }
 
     /** Columns that take this node's text ({@code raw(...)}). */

@@ -42,7 +42,11 @@ final class JsonScanner extends JsonBytes {
     private static final int GIVE_UP_REUSE = -64;
     private static final int MAX_REUSE_BYTES = 64;
 
-    /** Whether a float that only double columns take is read as its Double ({@link FieldTree#doublesOnly}). */
+    /**
+     * Whether a float that only double columns take is read as its Double ({@link FieldTree#doublesOnly}),
+     * and ISO text that only timestamp columns take as its instant ({@link FieldTree#timestampsOnly},
+     * {@link Timestamps#isoMicros}).
+     */
     private final boolean doubles;
 
     /** A scanner to read one value after another on one thread; its buffers are kept between values. */
@@ -50,7 +54,10 @@ final class JsonScanner extends JsonBytes {
         this(json, false);
     }
 
-    /** @param doubles true to read a float that only double columns take as its Double ({@link JsonBytes#number(boolean)}) */
+    /**
+     * @param doubles true to read a float that only double columns take as its Double ({@link JsonBytes#number(boolean)})
+     *                and ISO text that only timestamp columns take as its instant
+     */
     JsonScanner(Json json, boolean doubles) {
         this.json = json;
         this.doubles = doubles;
@@ -322,6 +329,13 @@ final class JsonScanner extends JsonBytes {
         }
         byte[] bytes = escaped ? scratch : c;
         int from = escaped ? 0 : stringStart;
+        if (doubles && node.timestampsOnly()) {
+            // ISO text of the usual shape to timestamp columns only: read straight to its instant
+            long micros = Timestamps.isoMicros(bytes, from, stringLength);
+            if (micros != Timestamps.NOT_READ) {
+                return new Timestamps.Read(micros);
+            }
+        }
         int[] columns = node.valueColumns().length > 0 ? node.valueColumns() : node.rawColumns();
         int col = columns.length > 0 ? columns[0] : -1;
         if (col < 0 || stringLength > MAX_REUSE_BYTES || reuseScore[col] < GIVE_UP_REUSE) {

@@ -51,7 +51,10 @@ final class StreamingPaths {
         this(root, json, false);
     }
 
-    /** @param doubles true to read a float that only double columns take as its Double (see {@link JsonScanner}) */
+    /**
+     * @param doubles true to read a float that only double columns take as its Double, and ISO text that only
+     *                timestamp columns take as its instant (see {@link JsonScanner})
+     */
     StreamingPaths(FieldTree root, Json json, boolean doubles) {
         this.root = root;
         this.json = json;

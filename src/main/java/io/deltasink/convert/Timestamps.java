@@ -57,6 +57,9 @@ final class Timestamps {
      * @param noUnit the problem reported for a number without a unit (names the settings)
      */
     static long epochMicros(Object v, EpochUnit unit, String noUnit) throws BadValueException {
+        if (v instanceof Read read) {
+            return read.micros();
+        }
         if (v instanceof String s) {
             String t = s.trim();
             boolean iso = t.length() >= 10 && t.charAt(4) == '-';
@@ -176,6 +179,105 @@ final class Timestamps {
             return d.atStartOfDay().toInstant(ZoneOffset.UTC);
         }
         return null;
+    }
+
+    /**
+     * ISO-8601 text the JSON scanner read straight to its instant ({@link #isoMicros}): a timestamp
+     * column takes its microseconds as they are, whatever its unit (a unit is for numbers only).
+     */
+    record Read(long micros) {
+    }
+
+    /** What {@link #isoMicros} answers for text it leaves to {@link #parseMicros}. */
+    static final long NOT_READ = Long.MIN_VALUE;
+    private static final int[] MONTH_DAYS = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    private static final int[] NANOS_SCALE = {0, 100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1_000, 100, 10, 1};
+
+    /**
+     * The microseconds of ASCII text {@code b[from, from + length)} of the usual shape,
+     * {@code yyyy-MM-ddTHH:mm:ss}, a fraction of 1 to 9 digits after '.' or none, then {@code Z} or an
+     * offset {@code +HH:MM} / {@code -HH:MM}, when it names a date and time that exist and Delta readers
+     * can hold: what {@link #inRange}({@link #parseMicros}) gives for its String, without the String.
+     * {@link #NOT_READ} for anything else (another shape, a bad or out-of-range value), which its
+     * String then meets in {@link #parseMicros} with the same result or message as ever.
+     */
+    static long isoMicros(byte[] b, int from, int length) {
+        if (length < 20 || length > 35 || b[from + 4] != '-' || b[from + 7] != '-' || b[from + 10] != 'T'
+                || b[from + 13] != ':' || b[from + 16] != ':') {
+            return NOT_READ;
+        }
+        // a digit d is 0 to 9: d and 9 - d both not negative; any other byte makes one of them negative
+        int y0 = b[from] - '0';
+        int y1 = b[from + 1] - '0';
+        int y2 = b[from + 2] - '0';
+        int y3 = b[from + 3] - '0';
+        int mo0 = b[from + 5] - '0';
+        int mo1 = b[from + 6] - '0';
+        int d0 = b[from + 8] - '0';
+        int d1 = b[from + 9] - '0';
+        int h0 = b[from + 11] - '0';
+        int h1 = b[from + 12] - '0';
+        int mi0 = b[from + 14] - '0';
+        int mi1 = b[from + 15] - '0';
+        int s0 = b[from + 17] - '0';
+        int s1 = b[from + 18] - '0';
+        int digits = y0 | y1 | y2 | y3 | mo0 | mo1 | d0 | d1 | h0 | h1 | mi0 | mi1 | s0 | s1;
+        int nines = (9 - y0) | (9 - y1) | (9 - y2) | (9 - y3) | (9 - mo0) | (9 - mo1) | (9 - d0) | (9 - d1)
+                | (9 - h0) | (9 - h1) | (9 - mi0) | (9 - mi1) | (9 - s0) | (9 - s1);
+        if ((digits | nines) < 0) {
+            return NOT_READ;
+        }
+        int end = from + length;
+        int p = from + 19;
+        long nanos = 0;
+        if (b[p] == '.') {
+            int start = ++p;
+            while (p < end && b[p] >= '0' && b[p] <= '9') {
+                nanos = nanos * 10 + (b[p] - '0');
+                p++;
+            }
+            int count = p - start;
+            if (count == 0 || count > 9) {
+                return NOT_READ;
+            }
+            nanos *= NANOS_SCALE[count];
+        }
+        int offsetSeconds;
+        if (p == end - 1 && b[p] == 'Z') {
+            offsetSeconds = 0;
+        } else if (p == end - 6 && (b[p] == '+' || b[p] == '-') && b[p + 3] == ':') {
+            int oh0 = b[p + 1] - '0';
+            int oh1 = b[p + 2] - '0';
+            int om0 = b[p + 4] - '0';
+            int om1 = b[p + 5] - '0';
+            if ((oh0 | oh1 | om0 | om1 | (9 - oh0) | (9 - oh1) | (9 - om0) | (9 - om1)) < 0) {
+                return NOT_READ;
+            }
+            int oh = oh0 * 10 + oh1;
+            int om = om0 * 10 + om1;
+            if (oh > 18 || om > 59) {
+                return NOT_READ;
+            }
+            offsetSeconds = (b[p] == '-' ? -1 : 1) * (oh * 3600 + om * 60);
+        } else {
+            return NOT_READ;
+        }
+        int year = y0 * 1000 + y1 * 100 + y2 * 10 + y3;
+        int month = mo0 * 10 + mo1;
+        int day = d0 * 10 + d1;
+        int hour = h0 * 10 + h1;
+        int minute = mi0 * 10 + mi1;
+        int second = s0 * 10 + s1;
+        if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) {
+            return NOT_READ;
+        }
+        if (day > MONTH_DAYS[month - 1]
+                && !(month == 2 && day == 29 && (year & 3) == 0 && (year % 100 != 0 || year % 400 == 0))) {
+            return NOT_READ;
+        }
+        long seconds = epochDay(year, month, day) * 86_400L + hour * 3600L + minute * 60L + second - offsetSeconds;
+        long micros = seconds * MICROS_PER_SECOND + nanos / 1000L;
+        return micros < MIN_MICROS || micros > MAX_MICROS ? NOT_READ : micros;
     }
 
     /** ISO-8601 text (see the class comment) as microseconds since the epoch, not yet checked against the range. */
