@@ -1,6 +1,9 @@
 package io.deltasink.convert;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -23,9 +26,17 @@ import io.deltasink.model.ColumnType;
  * however many columns read below it.
  */
 final class FieldTree {
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private final String segment;
     /** The segment's characters, to compare with a name in a scanner's buffer. */
     private final byte[] segmentBytes;
+    /**
+     * The segment's first eight bytes and (from nine to sixteen bytes) its last eight, as little-endian
+     * longs, and the mask of a segment shorter than eight bytes: a name is compared a word at a time.
+     */
+    private final long head;
+    private final long tail;
+    private final long headMask;
     private final int index;
     private final String path;
     private final Map<String, FieldTree> childMap = new LinkedHashMap<>();
@@ -58,6 +69,10 @@ final class FieldTree {
         // interned as a JSON parser interns names, so that a child is found by identity first
         this.segment = segment == null ? null : segment.intern();
         this.segmentBytes = segment == null ? null : segment.getBytes(StandardCharsets.UTF_8);
+        int length = segmentBytes == null ? 0 : segmentBytes.length;
+        this.headMask = length >= Long.BYTES ? -1L : (1L << (Long.BYTES * length)) - 1;
+        this.head = length == 0 ? 0 : littleEndian(segmentBytes, 0, Math.min(length, Long.BYTES));
+        this.tail = length > Long.BYTES ? littleEndian(segmentBytes, length - Long.BYTES, Long.BYTES) : 0;
         this.path = path;
         this.index = segment != null && !segment.isEmpty() && segment.chars().allMatch(Character::isDigit)
                 && segment.length() < 10 ? Integer.parseInt(segment) : -1;
@@ -134,8 +149,26 @@ final class FieldTree {
 
     /** True when this node's segment is the UTF-8 text {@code bytes[off, off + len)}. */
     boolean is(byte[] bytes, int off, int len) {
-        return segmentBytes != null && segmentBytes.length == len
-                && Arrays.equals(segmentBytes, 0, len, bytes, off, off + len);
+        if (segmentBytes == null || segmentBytes.length != len) {
+            return false;
+        }
+        if (len <= Long.BYTES && off + Long.BYTES <= bytes.length) {
+            return ((long) LONGS.get(bytes, off) & headMask) == head;
+        }
+        if (len > Long.BYTES && len <= 2 * Long.BYTES) {
+            // two words, overlapping when shorter than sixteen bytes; the name lies inside the array
+            return (long) LONGS.get(bytes, off) == head && (long) LONGS.get(bytes, off + len - Long.BYTES) == tail;
+        }
+        return Arrays.equals(segmentBytes, 0, len, bytes, off, off + len);
+    }
+
+    /** {@code n} bytes from {@code at} as the low bytes of a little-endian long. */
+    private static long littleEndian(byte[] bytes, int at, int n) {
+        long v = 0;
+        for (int k = n - 1; k >= 0; k--) {
+            v = v << 8 | (bytes[at + k] & 0xFF);
+        }
+        return v;
     }
 
     int position() {
