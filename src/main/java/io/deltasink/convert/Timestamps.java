@@ -206,25 +206,14 @@ final class Timestamps {
                 || b[from + 13] != ':' || b[from + 16] != ':') {
             return NOT_READ;
         }
-        // a digit d is 0 to 9: d and 9 - d both not negative; any other byte makes one of them negative
-        int y0 = b[from] - '0';
-        int y1 = b[from + 1] - '0';
-        int y2 = b[from + 2] - '0';
-        int y3 = b[from + 3] - '0';
-        int mo0 = b[from + 5] - '0';
-        int mo1 = b[from + 6] - '0';
-        int d0 = b[from + 8] - '0';
-        int d1 = b[from + 9] - '0';
-        int h0 = b[from + 11] - '0';
-        int h1 = b[from + 12] - '0';
-        int mi0 = b[from + 14] - '0';
-        int mi1 = b[from + 15] - '0';
-        int s0 = b[from + 17] - '0';
-        int s1 = b[from + 18] - '0';
-        int digits = y0 | y1 | y2 | y3 | mo0 | mo1 | d0 | d1 | h0 | h1 | mi0 | mi1 | s0 | s1;
-        int nines = (9 - y0) | (9 - y1) | (9 - y2) | (9 - y3) | (9 - mo0) | (9 - mo1) | (9 - d0) | (9 - d1)
-                | (9 - h0) | (9 - h1) | (9 - mi0) | (9 - mi1) | (9 - s0) | (9 - s1);
-        if ((digits | nines) < 0) {
+        int century = twoDigits(b, from);
+        int yearOfCentury = twoDigits(b, from + 2);
+        int month = twoDigits(b, from + 5);
+        int day = twoDigits(b, from + 8);
+        int hour = twoDigits(b, from + 11);
+        int minute = twoDigits(b, from + 14);
+        int second = twoDigits(b, from + 17);
+        if ((century | yearOfCentury | month | day | hour | minute | second) < 0) {
             return NOT_READ;
         }
         int end = from + length;
@@ -246,28 +235,16 @@ final class Timestamps {
         if (p == end - 1 && b[p] == 'Z') {
             offsetSeconds = 0;
         } else if (p == end - 6 && (b[p] == '+' || b[p] == '-') && b[p + 3] == ':') {
-            int oh0 = b[p + 1] - '0';
-            int oh1 = b[p + 2] - '0';
-            int om0 = b[p + 4] - '0';
-            int om1 = b[p + 5] - '0';
-            if ((oh0 | oh1 | om0 | om1 | (9 - oh0) | (9 - oh1) | (9 - om0) | (9 - om1)) < 0) {
-                return NOT_READ;
-            }
-            int oh = oh0 * 10 + oh1;
-            int om = om0 * 10 + om1;
-            if (oh > 18 || om > 59) {
+            int oh = twoDigits(b, p + 1);
+            int om = twoDigits(b, p + 4);
+            if (oh < 0 || om < 0 || oh > 18 || om > 59) {
                 return NOT_READ;
             }
             offsetSeconds = (b[p] == '-' ? -1 : 1) * (oh * 3600 + om * 60);
         } else {
             return NOT_READ;
         }
-        int year = y0 * 1000 + y1 * 100 + y2 * 10 + y3;
-        int month = mo0 * 10 + mo1;
-        int day = d0 * 10 + d1;
-        int hour = h0 * 10 + h1;
-        int minute = mi0 * 10 + mi1;
-        int second = s0 * 10 + s1;
+        int year = century * 100 + yearOfCentury;
         if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) {
             return NOT_READ;
         }
@@ -278,6 +255,13 @@ final class Timestamps {
         long seconds = epochDay(year, month, day) * 86_400L + hour * 3600L + minute * 60L + second - offsetSeconds;
         long micros = seconds * MICROS_PER_SECOND + nanos / 1000L;
         return micros < MIN_MICROS || micros > MAX_MICROS ? NOT_READ : micros;
+    }
+
+    /** The two digits at {@code at} as a number, or -1 (a digit d is 0 to 9: d and 9 - d are not negative). */
+    private static int twoDigits(byte[] b, int at) {
+        int high = b[at] - '0';
+        int low = b[at + 1] - '0';
+        return (high | low | 9 - high | 9 - low) < 0 ? -1 : high * 10 + low;
     }
 
     /** ISO-8601 text (see the class comment) as microseconds since the epoch, not yet checked against the range. */
