@@ -56,14 +56,10 @@ final class FieldTree {
     private int position;
     /** True when every child is a list index and no two name the same one ("1" and "01"). */
     private boolean distinctIndexes;
-    /** Whether every column that takes this node's value as it is has the double type. */
-    private boolean valueColumnsDouble = true;
-    /** The node's value goes to double columns only, none of them raw(...). */
-    private boolean doublesOnly;
-    /** Whether every column that takes this node's value as it is has the timestamp type. */
-    private boolean valueColumnsTimestamp = true;
-    /** The node's value goes to timestamp columns only, none of them raw(...). */
-    private boolean timestampsOnly;
+    /** The types of the columns that take this node's value as it is. */
+    private final List<ColumnType> valueTypeList = new ArrayList<>();
+    /** The one type of every column the node's value goes to (none of them raw(...)); null for none or several. */
+    private ColumnType onlyType;
 
     private FieldTree(String segment, String path) {
         // interned as a JSON parser interns names, so that a child is found by identity first
@@ -103,8 +99,7 @@ final class FieldTree {
                     node.rawNameList.add(specs.get(col).name());
                 } else {
                     node.valueColumnList.add(col);
-                    node.valueColumnsDouble &= specs.get(col).column().type() == ColumnType.DOUBLE;
-                    node.valueColumnsTimestamp &= specs.get(col).column().type() == ColumnType.TIMESTAMP;
+                    node.valueTypeList.add(specs.get(col).column().type());
                 }
             }
         }
@@ -120,8 +115,7 @@ final class FieldTree {
         valueColumns = valueColumnList.stream().mapToInt(Integer::intValue).toArray();
         rawColumns = rawColumnList.stream().mapToInt(Integer::intValue).toArray();
         rawNames = rawNameList.toArray(new String[0]);
-        doublesOnly = valueColumns.length > 0 && rawColumns.length == 0 && valueColumnsDouble;
-        timestampsOnly = valueColumns.length > 0 && rawColumns.length == 0 && valueColumnsTimestamp;
+        onlyType = rawColumns.length == 0 && valueTypeList.stream().distinct().count() == 1 ? valueTypeList.get(0) : null;
         distinctIndexes = true;
         for (int i = 0; i < children.length; i++) {
             children[i].position = i;
@@ -189,14 +183,9 @@ final class FieldTree {
         return valueColumns;
     }
 
-    /** True when the node's value goes to double columns only (no raw(...) of it). */
-    boolean doublesOnly() {
-        return doublesOnly;
-    }
-
-    /** True when the node's value goes to timestamp columns only (no raw(...) of it). */
-    boolean timestampsOnly() {
-        return timestampsOnly;
+    /** The type of every column the node's value goes to, when they share one and none is a raw(...); else null. */
+    ColumnType onlyType() {
+        return onlyType;
     }
 
     /** Columns that take this node's text ({@code raw(...)}). */

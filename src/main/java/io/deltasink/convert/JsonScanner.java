@@ -3,6 +3,8 @@ package io.deltasink.convert;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
+import io.deltasink.model.ColumnType;
+
 /**
  * The common case of {@link StreamingPaths} without a general JSON parser: one pass over the bytes
  * of strict, plain JSON (the value's own UTF-8, or a String's Latin-1 or UTF-8) that hands each
@@ -43,24 +45,22 @@ final class JsonScanner extends JsonBytes {
     private static final int MAX_REUSE_BYTES = 64;
 
     /**
-     * Whether a float that only double columns take is read as its Double ({@link FieldTree#doublesOnly}),
-     * and ISO text that only timestamp columns take as its instant ({@link FieldTree#timestampsOnly},
-     * {@link Timestamps#isoMicros}).
+     * Whether a value that only columns of one type take ({@link FieldTree#onlyType}) is read straight
+     * to that type where it is exact to: a float for double columns as its Double
+     * ({@link JsonBytes#number(boolean)}), ISO text for timestamp columns as its instant
+     * ({@link Timestamps#isoMicros}).
      */
-    private final boolean doubles;
+    private final boolean typed;
 
     /** A scanner to read one value after another on one thread; its buffers are kept between values. */
     JsonScanner(Json json) {
         this(json, false);
     }
 
-    /**
-     * @param doubles true to read a float that only double columns take as its Double ({@link JsonBytes#number(boolean)})
-     *                and ISO text that only timestamp columns take as its instant
-     */
-    JsonScanner(Json json, boolean doubles) {
+    /** @param typed true to read a value that only columns of one type take straight to that type (see the field) */
+    JsonScanner(Json json, boolean typed) {
         this.json = json;
-        this.doubles = doubles;
+        this.typed = typed;
     }
 
     /**
@@ -317,7 +317,7 @@ final class JsonScanner extends JsonBytes {
             return true;
         }
         Object plain = t == '"' && !hasChildren ? text(node)
-                : (t == '-' || t >= '0' && t <= '9') ? number(doubles && node.doublesOnly()) : scalar();
+                : (t == '-' || t >= '0' && t <= '9') ? number(typed && node.onlyType() == ColumnType.DOUBLE) : scalar();
         // below a number or boolean no path goes on; below null every column is null
         return plain != GIVE_UP && assign(node, plain) && (!hasChildren || plain == null);
     }
@@ -329,7 +329,7 @@ final class JsonScanner extends JsonBytes {
         }
         byte[] bytes = escaped ? scratch : c;
         int from = escaped ? 0 : stringStart;
-        if (doubles && node.timestampsOnly()) {
+        if (typed && node.onlyType() == ColumnType.TIMESTAMP) {
             // ISO text of the usual shape to timestamp columns only: read straight to its instant
             long micros = Timestamps.isoMicros(bytes, from, stringLength);
             if (micros != Timestamps.NOT_READ) {

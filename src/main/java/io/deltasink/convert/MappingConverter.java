@@ -211,7 +211,7 @@ public final class MappingConverter implements RecordConverter {
                     try {
                         values[i] = coerce(i, now);
                     } catch (BadValueException e) {
-                        values[i] = null;
+                        // left null: each record meets the failure itself, with its own coordinates
                     }
                 }
             }

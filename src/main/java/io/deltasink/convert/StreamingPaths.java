@@ -51,14 +51,11 @@ final class StreamingPaths {
         this(root, json, false);
     }
 
-    /**
-     * @param doubles true to read a float that only double columns take as its Double, and ISO text that only
-     *                timestamp columns take as its instant (see {@link JsonScanner})
-     */
-    StreamingPaths(FieldTree root, Json json, boolean doubles) {
+    /** @param typed true to read a value that only columns of one type take straight to that type (see {@link JsonScanner}) */
+    StreamingPaths(FieldTree root, Json json, boolean typed) {
         this.root = root;
         this.json = json;
-        this.scanners = ThreadLocal.withInitial(() -> new JsonScanner(json, doubles));
+        this.scanners = ThreadLocal.withInitial(() -> new JsonScanner(json, typed));
     }
 
     private JsonScanner scanner() {

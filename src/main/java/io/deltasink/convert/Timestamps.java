@@ -7,7 +7,9 @@ import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.time.Month;
 import java.time.OffsetDateTime;
+import java.time.Year;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 
@@ -190,7 +192,6 @@ final class Timestamps {
 
     /** What {@link #isoMicros} answers for text it leaves to {@link #parseMicros}. */
     static final long NOT_READ = Long.MIN_VALUE;
-    private static final int[] MONTH_DAYS = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     private static final int[] NANOS_SCALE = {0, 100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1_000, 100, 10, 1};
 
     /**
@@ -248,8 +249,7 @@ final class Timestamps {
         if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) {
             return NOT_READ;
         }
-        if (day > MONTH_DAYS[month - 1]
-                && !(month == 2 && day == 29 && (year & 3) == 0 && (year % 100 != 0 || year % 400 == 0))) {
+        if (day > Month.of(month).length(Year.isLeap(year))) {
             return NOT_READ;
         }
         long seconds = epochDay(year, month, day) * 86_400L + hour * 3600L + minute * 60L + second - offsetSeconds;
@@ -417,8 +417,7 @@ final class Timestamps {
         long total = 365L * year + (year + 3) / 4 - (year + 99) / 100 + (year + 399) / 400;
         total += (367 * month - 362) / 12 + day - 1;
         if (month > 2) {
-            boolean leap = (year & 3) == 0 && (year % 100 != 0 || year % 400 == 0);
-            total -= leap ? 1 : 2;
+            total -= Year.isLeap(year) ? 1 : 2;
         }
         return total - DAYS_0000_TO_1970;
     }
