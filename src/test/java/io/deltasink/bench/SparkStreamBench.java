@@ -119,7 +119,7 @@ public final class SparkStreamBench {
             long version = table.version();
             long files = 0;
             for (long v = 0; v <= version; v++) {
-                for (JsonNode action : table.actions(v)) {
+                for (JsonNode action : table.actionsOfFile(v)) {
                     files += action.has("add") ? 1 : action.has("remove") ? -1 : 0;
                 }
             }
@@ -162,7 +162,7 @@ public final class SparkStreamBench {
         while (true) {
             long latest = table.latestVersion();
             for (long v = read + 1; v <= latest; v++) {
-                for (JsonNode action : table.actions(v)) {
+                for (JsonNode action : table.actionsOfFile(v)) {
                     if (action.has("add")) {
                         rows += JSON.readTree(action.get("add").get("stats").asText()).get("numRecords").asLong();
                     } else if (action.has("remove")) {

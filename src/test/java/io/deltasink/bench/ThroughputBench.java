@@ -66,8 +66,10 @@ import io.deltasink.testing.TableLocation;
  * <p>Peak heap comes from the worker's GC log (-Xlog:gc): the largest heap occupancy seen when a
  * collection started (everything allocated, garbage included) and the largest left after one (the
  * live set plus what survived); GC time is the sum of all pauses. Forks are the child processes the
- * worker started between the connector's creation and the end, from its Flight Recorder file. Run
- * from the project root:
+ * worker started between the connector's creation and the end, from its Flight Recorder file. "CPU s
+ * (JIT)" is the worker's CPU time from the connector's creation to the end and the part of it its JIT
+ * compilers took ({@link ThreadCpu}, Linux); the run's lines also give the task, writer, conversion
+ * and GC threads' parts and the CPU of the bench's own JVM (the broker). Run from the project root:
  * {@code mvn -q -B -Pbench test-compile exec:java -Dexec.args="N [flush ms] [tasks=..] [compression=..] ..."}.
  */
 public final class ThroughputBench {
@@ -91,7 +93,7 @@ public final class ThroughputBench {
 
     /** The figures of one run. */
     record Result(Map<String, String> run, long events, double seconds, long commits, long files, double mb,
-                  GcLog gc, long liveAfterMb, ForkCount forks, long rows, double steady) {
+                  GcLog gc, long liveAfterMb, ForkCount forks, long rows, double steady, ThreadCpu workerCpu) {
     }
 
     /**
@@ -187,16 +189,19 @@ public final class ThroughputBench {
     /** The result table, one line per run. */
     static String table(List<Result> results) {
         StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
-                "%-5s %-8s %-6s %-6s %-7s %9s %9s %7s %7s %6s %7s %9s %9s %10s %12s %-13s %s%n", "tasks", "codec", "bg", "value", "fetch",
-                "events/s",
-                "steady/s", "seconds", "commits", "files", "MB", "peak heap", "live heap", "GC pauses", "forks", "rows", "jvm"));
+                "%-5s %-8s %-6s %-6s %-7s %9s %9s %7s %7s %6s %7s %9s %9s %10s %11s %12s %-13s %s%n", "tasks", "codec", "bg", "value",
+                "fetch", "events/s",
+                "steady/s", "seconds", "commits", "files", "MB", "peak heap", "live heap", "GC pauses", "CPU s (JIT)", "forks",
+                "rows", "jvm"));
         for (Result r : results) {
-            out.append(String.format(Locale.ROOT, "%-5s %-8s %-6s %-6s %-7s %,9.0f %9s %7.1f %7d %6d %7.1f %6d MB %6d MB %7.0f ms %12s %-13s %s%n",
+            out.append(String.format(Locale.ROOT, "%-5s %-8s %-6s %-6s %-7s %,9.0f %9s %7.1f %7d %6d %7.1f %6d MB %6d MB %7.0f ms %11s %12s %-13s %s%n",
                     r.run.get("tasks"), r.run.get("compression"), r.run.get("background"), r.run.get("value"),
                     r.run.get("fetch"), r.events / r.seconds,
                     Double.isNaN(r.steady) ? "n/a" : String.format(Locale.ROOT, "%,.0f", r.steady), r.seconds,
                     r.commits, r.files,
                     r.mb, r.gc.maxBefore(), r.liveAfterMb, r.gc.pauseMs(),
+                    Double.isNaN(r.workerCpu.total()) ? "n/a" : String.format(Locale.ROOT, "%.1f (%.1f)", r.workerCpu.total(),
+                            r.workerCpu.byGroup().get("JIT")),
                     r.forks.processes() < 0 ? "n/a" : r.forks.processes() + (r.commits > 0
                             ? String.format(Locale.ROOT, " (%.1f/c)", (double) r.forks.processes() / r.commits) : ""),
                     r.rows == r.events ? String.format(Locale.ROOT, "%,d = N", r.rows)
@@ -263,12 +268,16 @@ public final class ThroughputBench {
             Preset preset = preset(run, "-" + index, table, tasks, s3);
             System.out.println("run " + index + " " + run + ": connector " + preset.name() + ", worker log "
                     + worker.logFile());
+            ThreadCpu.Snapshot workerBefore = ThreadCpu.take(worker.pid());
+            ThreadCpu.Snapshot benchBefore = ThreadCpu.take(ProcessHandle.current().pid());
             Instant created = Instant.now();
             long start = System.nanoTime();
             worker.putConnectorConfig(preset.name(), preset.config());
             long firstCommit = awaitFirstCommit(table, worker);
             awaitCaughtUp(table, preset.name(), tasks, ends, worker);
             long end = System.nanoTime();
+            ThreadCpu workerCpu = ThreadCpu.between(workerBefore, ThreadCpu.take(worker.pid()));
+            ThreadCpu benchCpu = ThreadCpu.between(benchBefore, ThreadCpu.take(ProcessHandle.current().pid()));
             Map<TopicPartition, java.util.Optional<Long>> txn = TableProgress.txnVersions(table, preset.name(), ends.keySet());
             if (!TableProgress.caughtUp(txn, ends)) { // the independent reader's view of the last commit
                 throw new IllegalStateException("A snapshot of the table reads txn versions " + txn + ", not the end offsets "
@@ -284,7 +293,7 @@ public final class ThroughputBench {
             long rows = table.rowCount();
             Result result = new Result(run, events, seconds, version, addedFiles(table, version),
                     parquetBytes(table.files()) / 1e6, gc, doneHeap, forks, rows,
-                    steadyRate(table, version, preset.name(), ends.keySet(), events));
+                    steadyRate(table, version, preset.name(), ends.keySet(), events), workerCpu);
             System.out.printf(Locale.ROOT, "  %.1f s (%,.0f events/s), first commit after %.1f s; %d commits "
                     + "(the table's creation included), %d data files, %d table partitions%n", seconds,
                     events / seconds, (firstCommit - start) / 1e9, version, result.files,
@@ -293,6 +302,9 @@ public final class ThroughputBench {
                     + "a collection (%d), capacity %d MB; %d pauses, %.0f ms in all; live after a full GC %d MB "
                     + "idle before, %d MB once caught up%n", gc.maxBefore(), gc.maxAfter(), gc.collections(),
                     gc.maxCapacity(), gc.pauses(), gc.pauseMs(), idleHeap, doneHeap);
+            System.out.printf(Locale.ROOT, "  CPU in the timed run, of %.1f s on %d cores: the worker %s; this JVM (the "
+                    + "broker, the bench) %.1f s%n", seconds * Runtime.getRuntime().availableProcessors(),
+                    Runtime.getRuntime().availableProcessors(), workerCpu.describe(), benchCpu.total());
             System.out.println("  processes started by the worker: " + (forks.processes() < 0
                     ? "not recorded by this JDK" : forks.processes() + " " + forks.byCaller()));
             System.out.println("  rows in the table: " + rows + (rows == events ? "" : "  <-- NOT the number of events")
@@ -478,9 +490,10 @@ public final class ThroughputBench {
     /**
      * Waits until the table's txn versions equal the end offsets; fails at once when the worker
      * dies, the task fails or the worker log shows an OutOfMemoryError. While the clock runs, the
-     * txn actions are taken from each new commit file as it lands (the bench shares the machine's
-     * cores with the worker, and a snapshot of the whole table per new version costs it more than
-     * the worker's commit); the caller checks the end with a snapshot once the clock has stopped.
+     * txn actions are taken from each new commit file as it lands, read as plain JSON without Hadoop's
+     * file system (the bench shares the machine's cores with the worker: a snapshot of the whole table
+     * per new version costs more than the worker's commit, and a Hadoop configuration per read parses
+     * its XML defaults each time); the caller checks the end with a snapshot once the clock has stopped.
      */
     private static void awaitCaughtUp(TableLocation table, String connector, int tasks,
                                       Map<TopicPartition, Long> ends, WorkerProcess worker) throws IOException, InterruptedException {
@@ -491,7 +504,7 @@ public final class ThroughputBench {
             long latest = table.latestVersion();
             if (latest > read) {
                 for (long v = read + 1; v <= latest; v++) {
-                    for (com.fasterxml.jackson.databind.JsonNode action : table.actions(v)) {
+                    for (com.fasterxml.jackson.databind.JsonNode action : table.actionsOfFile(v)) {
                         if (action.has("txn")) {
                             txn.put(action.get("txn").get("appId").asText(), action.get("txn").get("version").asLong());
                         }
@@ -547,7 +560,7 @@ public final class ThroughputBench {
         long toMillis = 0;
         for (long v = 1; v <= version; v++) {
             long millis = -1;
-            for (com.fasterxml.jackson.databind.JsonNode action : table.actions(v)) {
+            for (com.fasterxml.jackson.databind.JsonNode action : table.actionsOfFile(v)) {
                 if (action.has("txn")) {
                     positions.put(action.get("txn").get("appId").asText(), action.get("txn").get("version").asLong());
                 } else if (action.has("commitInfo")) {
@@ -576,7 +589,7 @@ public final class ThroughputBench {
     private static long addedFiles(TableLocation table, long version) {
         long files = 0;
         for (long v = 0; v <= version; v++) {
-            for (com.fasterxml.jackson.databind.JsonNode action : table.actions(v)) {
+            for (com.fasterxml.jackson.databind.JsonNode action : table.actionsOfFile(v)) {
                 files += action.has("add") ? 1 : action.has("remove") ? -1 : 0;
             }
         }

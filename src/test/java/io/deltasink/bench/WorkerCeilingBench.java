@@ -27,7 +27,8 @@ import io.deltasink.proc.WorkerProcess;
  * creation until the worker has committed the end offsets to the consumer group, as the Delta
  * sink's runs end when its table holds them. No table is written, so the figure is a ceiling for
  * any sink in one worker: Kafka's consumer and Connect's per-record work (conversion, metrics, the
- * SinkRecord) and nothing else. Run from the project root:
+ * SinkRecord) and nothing else. "CPU s (JIT)" is the worker's CPU time in the timed run and its JIT
+ * compilers' part ({@link ThreadCpu}). Run from the project root:
  * {@code mvn -q -B -Pbench test-compile exec:java -Dbench.main=io.deltasink.bench.WorkerCeilingBench
  * -Dexec.args="[events, default 1000000] [offset.flush.interval.ms, default 1000] [tasks=1,2,3]
  * [jvm=bare,-XX:..] [repeat=1]"}.
@@ -68,9 +69,12 @@ public final class WorkerCeilingBench {
                 Map<String, String> run = runs.get(i);
                 Path runDir = dir.resolve("run-" + i);
                 Files.createDirectories(runDir);
-                double seconds = run(kafka, admin, ends, run, i, runDir, flushIntervalMs);
-                String line = String.format(Locale.ROOT, "%-5s %,10.0f %8.1f   %s", run.get("tasks"), events / seconds,
-                        seconds, run.get("jvm"));
+                Timed timed = run(kafka, admin, ends, run, i, runDir, flushIntervalMs);
+                String line = String.format(Locale.ROOT, "%-5s %,10.0f %8.1f %11s   %s", run.get("tasks"),
+                        events / timed.seconds, timed.seconds, Double.isNaN(timed.cpu.total()) ? "n/a"
+                                : String.format(Locale.ROOT, "%.1f (%.1f)", timed.cpu.total(), timed.cpu.byGroup().get("JIT")),
+                        run.get("jvm"));
+                System.out.println("  the worker's CPU in the timed run: " + timed.cpu.describe());
                 System.out.println("  " + line);
                 lines.add(line);
             }
@@ -80,13 +84,17 @@ public final class WorkerCeilingBench {
         System.out.println();
         System.out.printf(Locale.ROOT, "=== WorkerCeilingBench: %,d events, a sink that drops them, worker -Xmx%s, "
                 + "offset.flush.interval.ms=%s ===%n", events, HEAP, flushIntervalMs);
-        System.out.printf(Locale.ROOT, "%-5s %10s %8s   %s%n", "tasks", "events/s", "seconds", "jvm");
+        System.out.printf(Locale.ROOT, "%-5s %10s %8s %11s   %s%n", "tasks", "events/s", "seconds", "CPU s (JIT)", "jvm");
         lines.forEach(System.out::println);
         System.out.printf(Locale.ROOT, "machine: %d cores, load average %.1f after; work dir %s%n",
                 Runtime.getRuntime().availableProcessors(), ThroughputBench.loadAverage(), dir);
     }
 
-    private static double run(EmbeddedKafkaCluster kafka, Admin admin, Map<TopicPartition, Long> ends,
+    /** A run's time and the worker's CPU time in it. */
+    private record Timed(double seconds, ThreadCpu cpu) {
+    }
+
+    private static Timed run(EmbeddedKafkaCluster kafka, Admin admin, Map<TopicPartition, Long> ends,
                               Map<String, String> run, int index, Path dir, String flushIntervalMs) throws Exception {
         String name = "null-sink-" + index;
         WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "ceiling-" + index, dir.resolve("worker"),
@@ -102,6 +110,7 @@ public final class WorkerCeilingBench {
             });
             config.put("connector.class", NullSinkConnector.class.getName());
             config.put("tasks.max", run.get("tasks"));
+            ThreadCpu.Snapshot before = ThreadCpu.take(worker.pid());
             long start = System.nanoTime();
             worker.putConnectorConfig(name, config);
             long deadline = start + Duration.ofMinutes(10).toNanos();
@@ -111,7 +120,8 @@ public final class WorkerCeilingBench {
                 }
                 Thread.sleep(50);
             }
-            return (System.nanoTime() - start) / 1e9;
+            double seconds = (System.nanoTime() - start) / 1e9;
+            return new Timed(seconds, ThreadCpu.between(before, ThreadCpu.take(worker.pid())));
         } finally {
             worker.stop();
         }

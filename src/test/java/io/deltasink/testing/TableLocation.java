@@ -1,17 +1,21 @@
 package io.deltasink.testing;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.UndeclaredThrowableException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.PrivilegedExceptionAction;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import org.apache.hadoop.conf.Configuration;
@@ -21,6 +25,7 @@ import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.security.UserGroupInformation;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.delta.kernel.exceptions.TableNotFoundException;
 
@@ -35,7 +40,8 @@ import io.delta.kernel.exceptions.TableNotFoundException;
  * backend), so a test can watch the log's file names without going through S3.
  */
 public final class TableLocation implements AutoCloseable {
-    private static final String COMMIT_FILE = "\\d{20}\\.json";
+    private static final Pattern COMMIT_FILE = Pattern.compile("\\d{20}\\.json");
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String uri;
     private final Path files;
@@ -95,12 +101,32 @@ public final class TableLocation implements AutoCloseable {
         }
         try (Stream<Path> names = Files.list(log)) {
             return names.map(p -> p.getFileName().toString())
-                    .filter(n -> n.matches(COMMIT_FILE))
+                    .filter(n -> COMMIT_FILE.matcher(n).matches())
                     .mapToLong(n -> Long.parseLong(n.substring(0, 20)))
                     .max().orElse(-1);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * The actions of commit {@code version}, read as plain JSON lines from its file in {@link #files()}: no
+     * Hadoop file system or configuration, so a benchmark can follow the log while the clock runs without
+     * taking CPU from what it measures. {@link #actions} reads the same through the table's file system.
+     */
+    public List<JsonNode> actionsOfFile(long version) {
+        Path file = files.resolve("_delta_log").resolve(String.format(Locale.ROOT, "%020d.json", version));
+        List<JsonNode> out = new ArrayList<>();
+        try (BufferedReader lines = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                if (!line.isBlank()) {
+                    out.add(JSON.readTree(line));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out;
     }
 
     // ---- independent reads (through S3A for an S3 table) ---------------------------------------------
