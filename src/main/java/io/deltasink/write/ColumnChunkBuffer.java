@@ -408,6 +408,21 @@ final class ColumnChunkBuffer {
         return dictionary != null && !fallenBack;
     }
 
+    /** The first {@code count} dictionary ids' values, PLAIN. */
+    private void putPlain(int[] ids, int count) {
+        for (int k = 0; k < count; k++) {
+            putPlain(ids[k]);
+        }
+    }
+
+    /** The first {@code count} definition levels, 1 for a value, 0 for a null, from the page's bits. */
+    private static int[] definitionLevels(long[] definedBits, int count, boolean allDefined, int[] out) {
+        for (int k = 0; k < count; k++) {
+            out[k] = allDefined ? 1 : (int) (definedBits[k >>> 6] >>> k) & 1;
+        }
+        return out;
+    }
+
     private void putPlain(int id) {
         switch (physical) {
             case INT32, FLOAT -> values.putIntLE((int) dictionary.longAt(id));
@@ -456,7 +471,11 @@ final class ColumnChunkBuffer {
         return bytes;
     }
 
-    /** Encodes, compresses and keeps the open page; nothing when it is empty. */
+    /**
+     * Encodes, compresses and keeps the open page; nothing when it is empty. Its loops are methods of
+     * their own: it runs once a page, so the JIT compiles the loops alone instead of this whole method
+     * with all it calls (and again after each rare branch first taken in it).
+     */
     private void writePage() throws IOException {
         if (pageValues == 0) {
             return;
@@ -474,9 +493,7 @@ final class ColumnChunkBuffer {
             if (firstPage && idBytes.size() + dictionaryBytes >= pageRawBytes) {
                 // Parquet's rule: a dictionary that does not make the first page smaller is given up
                 values.reset();
-                for (int k = 0; k < nonNull; k++) {
-                    putPlain(ids[k]);
-                }
+                putPlain(ids, nonNull);
                 dictionary = null;
                 ids = null;
                 fallenBack = true;
@@ -499,10 +516,7 @@ final class ColumnChunkBuffer {
             if (pageNulls == 0 && pageValues >= HybridEncoder.MIN_RUN) {
                 HybridEncoder.run(1, pageValues, 1, levels); // what encode makes of as many ones
             } else {
-                int[] bits = scratch.ints(pageValues);
-                for (int k = 0; k < pageValues; k++) {
-                    bits[k] = pageNulls == 0 ? 1 : (int) (definedBits[k >>> 6] >>> k) & 1;
-                }
+                int[] bits = definitionLevels(definedBits, pageValues, pageNulls == 0, scratch.ints(pageValues));
                 HybridEncoder.encode(bits, pageValues, 1, levels);
             }
             page.putIntLE(levels.size());
