@@ -190,8 +190,9 @@ public final class DeltaSinkConfig extends AbstractConfig {
             + "on), up to 1024 records or about 1 MiB of values at a time; "
             + "the rows are then taken in record order on the task's thread, so bad records, the dead letter queue "
             + "and errors are as with one thread. Only with configured columns (columns=auto converts on the "
-            + "task's thread). 1: the task's thread alone.";
-    static final int CONVERT_THREADS_DEFAULT = 2;
+            + "task's thread). 1, the default: the task's thread alone, the least CPU per record; more pays only "
+            + "where the worker has cores to spare beside the task's thread, the writer thread and the JVM's own.";
+    static final int CONVERT_THREADS_DEFAULT = 1;
     static final int CONVERT_THREADS_MAX = 16;
 
     public static final String BUFFER_MAX_OPEN_FILES = "buffer.max.open.files";

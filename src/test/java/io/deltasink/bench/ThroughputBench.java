@@ -56,7 +56,8 @@ import io.deltasink.testing.TableLocation;
  * (the worker's JVM options besides its heap: the JDK's own, those of Kafka's start scripts, or one
  * option as it is), {@code worker=classpath,plugin} (the connector on the worker's class path, or
  * unzipped from the component archive into a plain worker's plugin.path, as installed: run
- * {@code mvn -Pbench -DskipTests verify} first), {@code java=N} (the worker on an installed JDK of
+ * {@code mvn -Pbench -DskipTests verify} first), {@code convert=N} (the connector's convert.threads; default
+ * the connector's own), {@code java=N} (the worker on an installed JDK of
  * release N; default this JVM's), {@code aot=none,cache,cds} (the measured worker starts from a file
  * that an untimed run of the same worker over the same topic wrote: an AOT cache, Java 25, or a class
  * data archive, {@code -XX:ArchiveClassesAtExit}). {@code jfr=profile} records the
@@ -79,11 +80,12 @@ public final class ThroughputBench {
     private static final String BUCKET = "sensor-data";
     private static final int DEVICE_TYPES = 20;
     private static final String FETCH_MAX_BYTES = "consumer.override.fetch.max.bytes";
-    private static final List<String> OPTIONS = List.of("tasks", "compression", "background", "value", "partitions", "storage",
+    private static final List<String> OPTIONS = List.of("tasks", "compression", "background", "convert", "value", "partitions",
+            "storage",
             "jfr", "poll", "fetch", "jvm", "group", "worker", "java", "aot");
-    /** The defaults of the options about the worker and its consumer, in the table's order. */
+    /** The defaults of the options about the worker, its consumer and the task's threads, in the table's order. */
     private static final Map<String, String> WORKER_DEFAULTS = orderedMap("group", "classic", "worker", "classpath",
-            "java", "this", "aot", "none");
+            "java", "this", "aot", "none", "convert", "default");
     /** kafka-run-class.sh's KAFKA_JVM_PERFORMANCE_OPTS (less -server and MaxInlineLevel=15, the JDK's own defaults now). */
     private static final List<String> KAFKA_SCRIPT_JVM = List.of("-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
             "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true");
@@ -101,7 +103,7 @@ public final class ThroughputBench {
      * [compression=snappy,..] [partitions=P] [storage=s3] [jfr=default|profile] [poll=default,N,..] (the
      * consumer's max.poll.records, through consumer.override.*; default: the preset's, else Kafka's 500)
      * [fetch=default,kafka,N,..] (its fetch.max.bytes; default: the preset's) [jvm=bare,kafka,-XX:..,..]
-     * [group=classic,consumer] [worker=classpath,plugin] [java=N] [aot=none,cache,cds].
+     * [group=classic,consumer] [worker=classpath,plugin] [java=N] [aot=none,cache,cds] [convert=default,N,..].
      */
     public static void main(String[] args) throws Exception {
         BenchArgs parsed = BenchArgs.parse(OPTIONS, args);
@@ -334,6 +336,9 @@ public final class ThroughputBench {
         }
         if (!run.get("group").equals("classic")) { // the consumer's group.protocol (consumer: KIP-848's)
             preset = preset.with("consumer.override.group.protocol", run.get("group"));
+        }
+        if (!run.get("convert").equals("default")) {
+            preset = preset.with("convert.threads", run.get("convert"));
         }
         if (!run.get("poll").equals("default")) { // the worker's policy (Kafka's default: All) must allow it
             preset = preset.with("consumer.override.max.poll.records", run.get("poll"));

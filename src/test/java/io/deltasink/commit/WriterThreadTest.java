@@ -150,7 +150,8 @@ class WriterThreadTest {
     @Test
     void stopLeavesNoWriterThreadAfterCommitsAndAfterAFailure() throws InterruptedException {
         RecordingContext ctx = new RecordingContext(false);
-        SinkSession s = session(ctx, Map.of(DeltaSinkConfig.CONNECTOR_NAME, OWN_NAME));
+        // a conversion helper too (convert.threads=2), which must go with the writer thread
+        SinkSession s = session(ctx, Map.of(DeltaSinkConfig.CONNECTOR_NAME, OWN_NAME, DeltaSinkConfig.CONVERT_THREADS, "2"));
         s.open(PARTITIONS);
         s.put(topic(300).get(PARTITIONS.get(0)));
         s.commit(Map.of());
@@ -181,6 +182,7 @@ class WriterThreadTest {
         s.put(topic(300).get(PARTITIONS.get(0)));
         s.commit(Map.of());
         assertEquals(0, writerThreads());
+        assertEquals(0, threads("delta-convert-"), "one conversion thread by default: the task's own");
         for (String file : referencedFiles()) {
             assertEquals(Thread.currentThread().getName(),
                     DataFileFaults.creatingThread(Paths.get(file).getFileName().toString()));
