@@ -27,19 +27,24 @@ record ThreadCpu(double total, Map<String, Double> byGroup) {
     static final List<String> GROUPS = List.of("JIT", "task", "writer", "convert", "GC", "other");
     static final ThreadCpu UNKNOWN = new ThreadCpu(Double.NaN, Map.of());
 
-    /** Ticks of a process and of each of its threads by thread id, with the threads' names. */
-    record Snapshot(long processTicks, Map<Long, Map.Entry<String, Long>> threads) {
+    /** A thread's name and its ticks so far. */
+    record ThreadTicks(String name, long ticks) {
+    }
+
+    /** Ticks of a process and of each of its threads by thread id. */
+    record Snapshot(long processTicks, Map<Long, ThreadTicks> threads) {
     }
 
     /** A snapshot of process {@code pid}; null where /proc cannot be read (another OS, the process gone). */
     static Snapshot take(long pid) {
         Path proc = Path.of("/proc", Long.toString(pid));
         try (Stream<Path> tasks = Files.list(proc.resolve("task"))) {
-            Map<Long, Map.Entry<String, Long>> threads = new LinkedHashMap<>();
+            Map<Long, ThreadTicks> threads = new LinkedHashMap<>();
             for (Path task : (Iterable<Path>) tasks::iterator) {
                 try {
                     String stat = Files.readString(task.resolve("stat"));
-                    threads.put(Long.parseLong(task.getFileName().toString()), Map.entry(name(stat), ticks(stat)));
+                    long tid = Long.parseLong(task.getFileName().toString());
+                    threads.put(tid, new ThreadTicks(name(stat), ticks(stat)));
                 } catch (NoSuchFileException ended) {
                     // the thread ended while the folder was read
                 }
@@ -58,10 +63,10 @@ record ThreadCpu(double total, Map<String, Double> byGroup) {
         Map<String, Double> groups = new LinkedHashMap<>();
         GROUPS.forEach(g -> groups.put(g, 0.0));
         double grouped = 0;
-        for (Map.Entry<Long, Map.Entry<String, Long>> t : after.threads.entrySet()) {
-            Map.Entry<String, Long> was = before.threads.get(t.getKey());
-            long ticks = t.getValue().getValue() - (was == null ? 0 : was.getValue());
-            String group = group(t.getValue().getKey());
+        for (Map.Entry<Long, ThreadTicks> t : after.threads.entrySet()) {
+            ThreadTicks was = before.threads.get(t.getKey());
+            long ticks = t.getValue().ticks() - (was == null ? 0 : was.ticks());
+            String group = group(t.getValue().name());
             if (!group.equals("other")) {
                 groups.merge(group, ticks / TICKS_PER_SECOND, Double::sum);
                 grouped += ticks / TICKS_PER_SECOND;

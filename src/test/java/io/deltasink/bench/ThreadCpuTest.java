@@ -42,10 +42,12 @@ class ThreadCpuTest {
     @Test
     void betweenSubtractsPerThreadAndLeavesTheRestToOther() {
         ThreadCpu.Snapshot before = new ThreadCpu.Snapshot(1000, Map.of(
-                1L, Map.entry("C2 CompilerThre", 300L), 2L, Map.entry("task-thread-sen", 100L)));
+                1L, new ThreadCpu.ThreadTicks("C2 CompilerThre", 300L),
+                2L, new ThreadCpu.ThreadTicks("task-thread-sen", 100L)));
         ThreadCpu.Snapshot after = new ThreadCpu.Snapshot(1800, Map.of(
-                1L, Map.entry("C2 CompilerThre", 600L), 2L, Map.entry("task-thread-sen", 250L),
-                3L, Map.entry("delta-writer-se", 120L))); // born in between: all its ticks count
+                1L, new ThreadCpu.ThreadTicks("C2 CompilerThre", 600L),
+                2L, new ThreadCpu.ThreadTicks("task-thread-sen", 250L),
+                3L, new ThreadCpu.ThreadTicks("delta-writer-se", 120L))); // born in between: all its ticks count
         ThreadCpu cpu = ThreadCpu.between(before, after);
         assertEquals(8.0, cpu.total(), 1e-9);
         assertEquals(3.0, cpu.byGroup().get("JIT"), 1e-9);

@@ -446,20 +446,24 @@ public final class DeltaTableReader {
 
     public static List<JsonNode> actions(String tablePath, long version, Configuration conf) {
         Path file = new Path(new Path(tablePath, "_delta_log"), String.format("%020d.json", version));
-        List<JsonNode> actions = new ArrayList<>();
         try {
             FileSystem fs = file.getFileSystem(conf);
             try (FSDataInputStream in = fs.open(file);
                  BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = reader.readLine()) != null) {
-                    if (!line.isBlank()) {
-                        actions.add(MAPPER.readTree(line));
-                    }
-                }
+                return actions(reader);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The actions of a commit file's text: one JSON object a line, blank lines skipped. */
+    static List<JsonNode> actions(BufferedReader lines) throws IOException {
+        List<JsonNode> actions = new ArrayList<>();
+        for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+            if (!line.isBlank()) {
+                actions.add(MAPPER.readTree(line));
+            }
         }
         return actions;
     }

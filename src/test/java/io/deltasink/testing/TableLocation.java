@@ -25,7 +25,6 @@ import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.security.UserGroupInformation;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.delta.kernel.exceptions.TableNotFoundException;
 
@@ -41,7 +40,6 @@ import io.delta.kernel.exceptions.TableNotFoundException;
  */
 public final class TableLocation implements AutoCloseable {
     private static final Pattern COMMIT_FILE = Pattern.compile("\\d{20}\\.json");
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String uri;
     private final Path files;
@@ -116,17 +114,11 @@ public final class TableLocation implements AutoCloseable {
      */
     public List<JsonNode> actionsOfFile(long version) {
         Path file = files.resolve("_delta_log").resolve(String.format(Locale.ROOT, "%020d.json", version));
-        List<JsonNode> out = new ArrayList<>();
         try (BufferedReader lines = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-                if (!line.isBlank()) {
-                    out.add(JSON.readTree(line));
-                }
-            }
+            return DeltaTableReader.actions(lines);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return out;
     }
 
     // ---- independent reads (through S3A for an S3 table) ---------------------------------------------
