@@ -312,9 +312,12 @@ public final class DeltaTable {
                             : DataLayoutSpec.partitioned(partitionColumns.stream()
                                     .map(io.delta.kernel.expressions.Column::new).toList()))
                     .withMaxRetries(0)
+                    .withCommitter(committer)
                     .build(engine);
+            committer.reset();
             TransactionCommitResult result = txn.commit(engine, CloseableIterable.emptyIterable());
             runPostCommitHooks(result);
+            rememberSnapshotAfter(result);
             log.info("Created Delta table {} (version {}) with {} columns, partitioned by {}",
                     tablePath, result.getVersion(), schema.size(), partitionColumns);
         } catch (TableAlreadyExistsException e) {
@@ -510,11 +513,25 @@ public final class DeltaTable {
                 (System.nanoTime() - started) / 1_000_000);
         runPostCommitHooks(result, schemaChange);
         // Kernel's snapshot after a schema change would carry the metaData it read, not the one written
-        Optional<Snapshot> after = schemaChange ? Optional.empty() : result.getPostCommitSnapshot();
-        if (localLog && after.isPresent() && after.get().getVersion() == version && !checkpointed(result)) {
-            rememberLastCommit(after.get());
+        if (!schemaChange) {
+            rememberSnapshotAfter(result);
         }
         return version;
+    }
+
+    /**
+     * Keeps Kernel's snapshot after a commit of this instance (the table's creation included) as the
+     * latest known, so the next {@link #latest} looks up two files instead of listing the log; not
+     * after a checkpoint (that snapshot still replays from the checkpoint before), nor off a local
+     * log, nor when the snapshot would commit through another committer than this instance's (whose
+     * notes tell an ambiguous failure's outcome).
+     */
+    private void rememberSnapshotAfter(TransactionCommitResult result) {
+        Optional<Snapshot> after = result.getPostCommitSnapshot();
+        if (localLog && after.isPresent() && after.get().getVersion() == result.getVersion()
+                && after.get().getCommitter() == committer && !checkpointed(result)) {
+            rememberLastCommit(after.get());
+        }
     }
 
     /**

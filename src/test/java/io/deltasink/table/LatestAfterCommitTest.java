@@ -2,6 +2,7 @@ package io.deltasink.table;
 
 import static io.deltasink.table.Fixtures.ENGINE_INFO;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delta.kernel.defaults.engine.DefaultEngine;
@@ -25,6 +26,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link DeltaTable#latest} after a commit of the same instance: the snapshot Kernel made with that
@@ -66,50 +69,96 @@ class LatestAfterCommitTest {
     }
 
     @Test
-    void anotherWritersCommitIsSeen() {
+    void theTableItCreatedIsNotListedAgain() {
         String path = Fixtures.tablePath(dir);
-        DeltaTable mine = Fixtures.createTable(Fixtures.engine(), path, Map.of());
-        mine.commitAppend(mine.latest().orElseThrow(), List.of(Fixtures.oneRowFile(path, 1)), Map.of("a", 1L),
-                ENGINE_INFO);
-        DeltaTable other = new DeltaTable(Fixtures.engine(), path);
-        other.commitAppend(other.latest().orElseThrow(), List.of(Fixtures.oneRowFile(path, 2)), Map.of("b", 5L),
-                ENGINE_INFO);
+        ListingCountingEngine engine = new ListingCountingEngine(Fixtures.engine());
+        DeltaTable table = new DeltaTable(engine, path);
 
-        TableSnapshot latest = mine.latest().orElseThrow();
-        assertEquals(2, latest.version());
-        assertEquals(Optional.of(5L), latest.txnVersion("b"));
-        assertEquals(3, mine.commitAppend(latest, List.of(Fixtures.oneRowFile(path, 3)), Map.of("a", 2L), ENGINE_INFO));
-        assertEquals(3, DeltaTableReader.readAll(path).size());
+        TableSnapshot created = table.createOrRead(Fixtures.SCHEMA, Fixtures.PARTITIONS, Map.of("made.by", "this test"),
+                ENGINE_INFO);
+        int afterCreation = engine.listings.get();
+        TableSnapshot latest = table.latest().orElseThrow();
+        long version = table.commitAppend(latest, List.of(Fixtures.oneRowFile(path, 1)), Map.of("a", 1L), ENGINE_INFO);
+
+        // the table's creation lists (is there a table?); the snapshot it returns, the next latest()
+        // and the first commit on it take the creation's own snapshot
+        assertEquals(afterCreation, engine.listings.get());
+        assertEquals(0, created.version());
+        assertEquals(0, latest.version());
+        assertEquals(Fixtures.PARTITIONS, latest.partitionColumns());
+        assertEquals("this test", latest.properties().get("made.by"));
+        assertEquals(Optional.empty(), latest.txnVersion("a"));
+        assertEquals(1, version);
+        assertEquals(Optional.of(1L), table.latest().orElseThrow().txnVersion("a"));
+        assertEquals(1, DeltaTableReader.readAll(path).size());
     }
 
     @Test
-    void aTableDeletedAfterTheCommitIsGone() throws IOException {
+    void aCommitOnTheCreationsSnapshotAfterAnotherWritersIsAConflict() {
+        // the creation's snapshot commits through this table's committer, which tells the other
+        // writer's commit at that version from this one's
+        String path = Fixtures.tablePath(dir);
+        DeltaTable mine = new DeltaTable(Fixtures.engine(), path);
+        TableSnapshot created = mine.createOrRead(Fixtures.SCHEMA, Fixtures.PARTITIONS, Map.of(), ENGINE_INFO);
+        DeltaTable other = new DeltaTable(Fixtures.engine(), path);
+        other.commitAppend(other.latest().orElseThrow(), List.of(Fixtures.oneRowFile(path, 1)), Map.of("b", 5L),
+                ENGINE_INFO);
+
+        assertThrows(CommitConflictException.class, () -> mine.commitAppend(created,
+                List.of(Fixtures.oneRowFile(path, 2)), Map.of("a", 1L), ENGINE_INFO));
+        assertEquals(Optional.of(5L), mine.latest().orElseThrow().txnVersion("b"));
+        assertEquals(1, DeltaTableReader.readAll(path).size());
+    }
+
+    /** With {@code ownCommits} 0 the table's creation is this instance's last commit. */
+    @ParameterizedTest(name = "after {0} commit(s) of its own")
+    @ValueSource(ints = {0, 1})
+    void anotherWritersCommitIsSeen(int ownCommits) {
         String path = Fixtures.tablePath(dir);
         DeltaTable mine = Fixtures.createTable(Fixtures.engine(), path, Map.of());
-        mine.commitAppend(mine.latest().orElseThrow(), List.of(Fixtures.oneRowFile(path, 1)), Map.of("a", 1L),
+        commitRows(mine, path, ownCommits);
+        DeltaTable other = new DeltaTable(Fixtures.engine(), path);
+        other.commitAppend(other.latest().orElseThrow(), List.of(Fixtures.oneRowFile(path, 10)), Map.of("b", 5L),
                 ENGINE_INFO);
+
+        TableSnapshot latest = mine.latest().orElseThrow();
+        assertEquals(ownCommits + 1, latest.version());
+        assertEquals(Optional.of(5L), latest.txnVersion("b"));
+        assertEquals(ownCommits + 2, mine.commitAppend(latest, List.of(Fixtures.oneRowFile(path, 11)),
+                Map.of("a", 7L), ENGINE_INFO));
+        assertEquals(ownCommits + 2, DeltaTableReader.readAll(path).size());
+    }
+
+    @ParameterizedTest(name = "after {0} commit(s) of its own")
+    @ValueSource(ints = {0, 1})
+    void aTableDeletedAfterTheCommitIsGone(int ownCommits) throws IOException {
+        String path = Fixtures.tablePath(dir);
+        DeltaTable mine = Fixtures.createTable(Fixtures.engine(), path, Map.of());
+        commitRows(mine, path, ownCommits);
 
         deleteTable();
 
         assertEquals(Optional.empty(), mine.latest());
     }
 
-    @Test
-    void aTableCreatedAgainUpToTheSameVersionIsReadAnew() throws IOException {
+    @ParameterizedTest(name = "after {0} commit(s) of its own")
+    @ValueSource(ints = {0, 1})
+    void aTableCreatedAgainUpToTheSameVersionIsReadAnew(int ownCommits) throws IOException {
         String path = Fixtures.tablePath(dir);
         DeltaTable mine = Fixtures.createTable(Fixtures.engine(), path, Map.of("made.by", "the first writer"));
-        mine.commitAppend(mine.latest().orElseThrow(), List.of(Fixtures.oneRowFile(path, 1)), Map.of("a", 1L),
-                ENGINE_INFO);
+        commitRows(mine, path, ownCommits);
 
         deleteTable();
         DeltaTable other = Fixtures.createTable(Fixtures.engine(), path, Map.of("made.by", "another writer"));
-        other.commitAppend(other.latest().orElseThrow(), List.of(), Map.of("b", 7L), ENGINE_INFO);
+        for (int v = 1; v <= ownCommits; v++) {
+            other.commitAppend(other.latest().orElseThrow(), List.of(), Map.of("b", 7L), ENGINE_INFO);
+        }
 
         TableSnapshot latest = mine.latest().orElseThrow();
-        assertEquals(1, latest.version());
+        assertEquals(ownCommits, latest.version());
         // the table's metaData, which a snapshot holds in memory, is the new table's
         assertEquals("another writer", latest.properties().get("made.by"));
-        assertEquals(Optional.of(7L), latest.txnVersion("b"));
+        assertEquals(ownCommits == 0 ? Optional.empty() : Optional.of(7L), latest.txnVersion("b"));
         assertEquals(Optional.empty(), latest.txnVersion("a"));
     }
 
@@ -147,6 +196,14 @@ class LatestAfterCommitTest {
             assertEquals(v, table.commitAppend(latest, List.of(), Map.of("a", v), ENGINE_INFO));
         }
         assertEquals(Optional.of(3L), table.latest().orElseThrow().txnVersion("a"));
+    }
+
+    /** Commits {@code commits} one-row files, txn "a" at 1, 2, ... */
+    private static void commitRows(DeltaTable table, String path, int commits) {
+        for (long v = 1; v <= commits; v++) {
+            table.commitAppend(table.latest().orElseThrow(), List.of(Fixtures.oneRowFile(path, v)), Map.of("a", v),
+                    ENGINE_INFO);
+        }
     }
 
     private void deleteTable() throws IOException {
