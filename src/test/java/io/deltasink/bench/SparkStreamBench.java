@@ -50,22 +50,22 @@ public final class SparkStreamBench {
     private SparkStreamBench() {
     }
 
-    /** Args: [events, default 1000000]. */
+    /**
+     * Args: [events, default 1000000] [runs=N, default 1]: N runs of the job one after the other against
+     * the same broker and topic, each with a table, checkpoint and JVM of its own, one line each.
+     */
     public static void main(String[] args) throws Exception {
-        BenchArgs parsed = BenchArgs.parse(args);
-        if (!parsed.unknown(List.of()).isEmpty()) {
-            throw new IllegalArgumentException("Unknown options " + parsed.unknown(List.of()));
-        }
+        BenchArgs parsed = BenchArgs.parse(List.of("runs"), args);
         int events = Math.toIntExact(parsed.count(0, 1_000_000));
+        int runs = Integer.parseInt(parsed.single("runs", "1"));
         double loadBefore = ThroughputBench.loadAverage();
         Path dir = Files.createTempDirectory("spark-bench-");
         String sparkClasspath = sparkClasspath();
         Path classes = compileJob(dir.resolve("classes"), sparkClasspath);
         EmbeddedKafkaCluster kafka = new EmbeddedKafkaCluster(1, new Properties());
         kafka.start();
-        String line;
-        try (Admin admin = kafka.createAdminClient();
-             TableLocation table = TableLocation.local(dir.resolve("sensor_events"))) {
+        List<String> lines = new ArrayList<>();
+        try (Admin admin = kafka.createAdminClient()) {
             kafka.createTopic(ThroughputBench.TOPIC, ThroughputBench.PARTITIONS);
             long produceStart = System.nanoTime();
             ThroughputBench.produce(kafka.bootstrapServers(), events, 0);
@@ -73,18 +73,27 @@ public final class SparkStreamBench {
                     TableProgress.partitions(ThroughputBench.TOPIC, ThroughputBench.PARTITIONS));
             System.out.printf(Locale.ROOT, "produced %,d events to %d partitions in %.1f s: end offsets %s%n", events,
                     ThroughputBench.PARTITIONS, (System.nanoTime() - produceStart) / 1e9, ends);
-            line = run(kafka.bootstrapServers(), table, dir, classes, sparkClasspath, events);
+            for (int i = 0; i < runs; i++) {
+                Path runDir = Files.createDirectories(dir.resolve("run-" + i));
+                try (TableLocation table = TableLocation.local(runDir.resolve("sensor_events"))) {
+                    System.out.println("run " + i + ": " + runDir);
+                    lines.add(run(kafka.bootstrapServers(), table, runDir, classes, sparkClasspath, events));
+                }
+            }
         } finally {
             kafka.stop();
         }
         System.out.println();
         System.out.println("=== SparkStreamBench: " + String.format(Locale.ROOT, "%,d", events)
                 + " events, Spark local[2], driver -Xmx" + HEAP + ", default trigger, no maxOffsetsPerTrigger ===");
-        System.out.println(line);
+        System.out.println(lines.get(0));
+        lines.subList(1, lines.size()).forEach(l -> System.out.println(l.substring(l.indexOf('\n') + 1)));
         System.out.printf(Locale.ROOT, "machine: %d cores, load average %.1f before, %.1f after; work dir %s%n",
                 Runtime.getRuntime().availableProcessors(), loadBefore, ThroughputBench.loadAverage(), dir);
-        if (!line.contains("= N")) {
-            throw new IllegalStateException("the table does not hold the " + events + " events");
+        for (String line : lines) {
+            if (!line.contains("= N")) {
+                throw new IllegalStateException("a table does not hold the " + events + " events");
+            }
         }
     }
 

@@ -16,10 +16,14 @@ import java.util.Properties;
 import java.util.stream.Stream;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
 
@@ -60,7 +64,10 @@ import io.deltasink.testing.TableLocation;
  * the connector's own), {@code java=N} (the worker on an installed JDK of
  * release N; default this JVM's), {@code aot=none,cache,cds} (the measured worker starts from a file
  * that an untimed run of the same worker over the same topic wrote: an AOT cache, Java 25, or a class
- * data archive, {@code -XX:ArchiveClassesAtExit}). {@code jfr=profile} records the
+ * data archive, {@code -XX:ArchiveClassesAtExit}). {@code warm=N} reads the whole topic N times with a
+ * plain consumer before the first run and prints the rate (the broker's raw consumption);
+ * {@code warmup=N} makes N untimed runs of the first configuration before the timed ones, each on a
+ * table and worker of its own, left out of the table. {@code jfr=profile} records the
  * worker with the JDK's "profile" settings instead of "default" and keeps the recording for a look at
  * hot methods and allocation.
  *
@@ -82,7 +89,7 @@ public final class ThroughputBench {
     private static final String FETCH_MAX_BYTES = "consumer.override.fetch.max.bytes";
     private static final List<String> OPTIONS = List.of("tasks", "compression", "background", "convert", "value", "partitions",
             "storage",
-            "jfr", "poll", "fetch", "jvm", "group", "worker", "java", "aot");
+            "jfr", "poll", "fetch", "jvm", "group", "worker", "java", "aot", "warm", "warmup");
     /** The defaults of the options about the worker, its consumer and the task's threads, in the table's order. */
     private static final Map<String, String> WORKER_DEFAULTS = orderedMap("group", "classic", "worker", "classpath",
             "java", "this", "aot", "none", "convert", "default");
@@ -103,7 +110,8 @@ public final class ThroughputBench {
      * [compression=snappy,..] [partitions=P] [storage=s3] [jfr=default|profile] [poll=default,N,..] (the
      * consumer's max.poll.records, through consumer.override.*; default: the preset's, else Kafka's 500)
      * [fetch=default,kafka,N,..] (its fetch.max.bytes; default: the preset's) [jvm=bare,kafka,-XX:..,..]
-     * [group=classic,consumer] [worker=classpath,plugin] [java=N] [aot=none,cache,cds] [convert=default,N,..].
+     * [group=classic,consumer] [worker=classpath,plugin] [java=N] [aot=none,cache,cds] [convert=default,N,..]
+     * [warm=N] [warmup=N].
      */
     public static void main(String[] args) throws Exception {
         BenchArgs parsed = BenchArgs.parse(OPTIONS, args);
@@ -112,6 +120,8 @@ public final class ThroughputBench {
         int tablePartitions = Integer.parseInt(parsed.single("partitions", "0"));
         boolean s3 = parsed.single("storage", "local").equals("s3");
         String jfrSettings = parsed.single("jfr", "default");
+        int warmReads = Integer.parseInt(parsed.single("warm", "0"));
+        int warmupRuns = Integer.parseInt(parsed.single("warmup", "0"));
         Map<String, String> keys = new LinkedHashMap<>();
         keys.put("tasks", "1");
         keys.put("compression", "snappy");
@@ -137,13 +147,27 @@ public final class ThroughputBench {
             Map<TopicPartition, Long> ends = TableProgress.endOffsets(admin, TableProgress.partitions(TOPIC, PARTITIONS));
             System.out.printf(Locale.ROOT, "produced %,d events to %d partitions in %.1f s: end offsets %s%n",
                     events, PARTITIONS, produceSeconds, ends);
-            for (int i = 0; i < runs.size(); i++) {
+            for (int i = 1; i <= warmReads; i++) {
+                long readStart = System.nanoTime();
+                long read = readAll(kafka.bootstrapServers(), ends);
+                double readSeconds = (System.nanoTime() - readStart) / 1e9;
+                System.out.printf(Locale.ROOT, "broker warm-up, read %d of %d: %,d events in %.2f s (%,.0f events/s)%n",
+                        i, warmReads, read, readSeconds, read / readSeconds);
+            }
+            for (int i = 0; i < warmupRuns + runs.size(); i++) {
+                boolean warmup = i < warmupRuns;
                 Path runDir = dir.resolve("run-" + i);
                 TableLocation table = s3 ? TableLocation.onS3(server, "delta/run-" + i + "/sensor_events")
                         : TableLocation.local(runDir.resolve("sensor_events"));
+                if (warmup) {
+                    System.out.println("warm-up run " + (i + 1) + " of " + warmupRuns + " (not in the table below):");
+                }
                 try {
-                    results.add(run(kafka, ends, runs.get(i), i, runDir, table, events, flushIntervalMs,
-                            tablePartitions, server, jfrSettings));
+                    Result result = run(kafka, ends, runs.get(warmup ? 0 : i - warmupRuns), i, runDir, table, events,
+                            flushIntervalMs, tablePartitions, server, jfrSettings);
+                    if (!warmup) {
+                        results.add(result);
+                    }
                 } finally {
                     table.close();
                 }
@@ -305,8 +329,9 @@ public final class ThroughputBench {
                     + "idle before, %d MB once caught up%n", gc.maxBefore(), gc.maxAfter(), gc.collections(),
                     gc.maxCapacity(), gc.pauses(), gc.pauseMs(), idleHeap, doneHeap);
             System.out.printf(Locale.ROOT, "  CPU in the timed run, of %.1f s on %d cores: the worker %s; this JVM (the "
-                    + "broker, the bench) %.1f s%n", seconds * Runtime.getRuntime().availableProcessors(),
-                    Runtime.getRuntime().availableProcessors(), workerCpu.describe(), benchCpu.total());
+                    + "broker, the bench) %.1f s, its JIT %.1f%n", seconds * Runtime.getRuntime().availableProcessors(),
+                    Runtime.getRuntime().availableProcessors(), workerCpu.describe(), benchCpu.total(),
+                    benchCpu.byGroup().getOrDefault("JIT", Double.NaN));
             System.out.println("  processes started by the worker: " + (forks.processes() < 0
                     ? "not recorded by this JDK" : forks.processes() + " " + forks.byCaller()));
             System.out.println("  rows in the table: " + rows + (rows == events ? "" : "  <-- NOT the number of events")
@@ -467,6 +492,39 @@ public final class ThroughputBench {
             }
             producer.flush();
         }
+    }
+
+    /**
+     * Reads every partition from its start to {@code ends} with a plain consumer (no group, bytes as
+     * they are), as a broker that has served its topics for a while has run its fetch path; returns
+     * the records read.
+     */
+    static long readAll(String bootstrap, Map<TopicPartition, Long> ends) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        long read = 0;
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            consumer.assign(ends.keySet());
+            consumer.seekToBeginning(ends.keySet());
+            Map<TopicPartition, Long> left = new HashMap<>(ends);
+            left.values().removeIf(end -> end == 0);
+            long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+            while (!left.isEmpty()) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the topic was not read to its end in 5 minutes: left " + left);
+                }
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                    read++;
+                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                    if (left.containsKey(tp) && r.offset() + 1 >= left.get(tp)) {
+                        left.remove(tp);
+                    }
+                }
+            }
+        }
+        return read;
     }
 
     /**
