@@ -86,8 +86,9 @@ public final class SparkStreamBench {
         System.out.println();
         System.out.println("=== SparkStreamBench: " + String.format(Locale.ROOT, "%,d", events)
                 + " events, Spark local[2], driver -Xmx" + HEAP + ", default trigger, no maxOffsetsPerTrigger ===");
-        System.out.println(lines.get(0));
-        lines.subList(1, lines.size()).forEach(l -> System.out.println(l.substring(l.indexOf('\n') + 1)));
+        System.out.printf(Locale.ROOT, "%9s %7s %11s %7s %6s %7s %9s %10s %s%n", "events/s", "seconds", "query->done",
+                "batches", "files", "MB", "peak heap", "GC pauses", "rows");
+        lines.forEach(System.out::println);
         System.out.printf(Locale.ROOT, "machine: %d cores, load average %.1f before, %.1f after; work dir %s%n",
                 Runtime.getRuntime().availableProcessors(), loadBefore, ThroughputBench.loadAverage(), dir);
         for (String line : lines) {
@@ -145,9 +146,7 @@ public final class SparkStreamBench {
                     + "collection (%d), capacity %d MB; %d pauses, %.0f ms in all%n", gc.maxBefore(), gc.maxAfter(),
                     gc.collections(), gc.maxCapacity(), gc.pauses(), gc.pauseMs());
             System.out.println("  Spark's batches: " + out.batches);
-            return String.format(Locale.ROOT, "%9s %7s %11s %7s %6s %7s %9s %10s %s%n", "events/s", "seconds",
-                    "query->done", "batches", "files", "MB", "peak heap", "GC pauses", "rows")
-                    + String.format(Locale.ROOT, "%,9.0f %7.1f %11.1f %7d %6d %7.1f %6d MB %7.0f ms %s", events / seconds,
+            return String.format(Locale.ROOT, "%,9.0f %7.1f %11.1f %7d %6d %7.1f %6d MB %7.0f ms %s", events / seconds,
                     seconds, queryToDone, batches, files, mb, gc.maxBefore(), gc.pauseMs(),
                     rows == events ? String.format(Locale.ROOT, "%,d = N", rows)
                             : String.format(Locale.ROOT, "%,d NOT N", rows));

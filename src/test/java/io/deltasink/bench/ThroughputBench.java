@@ -16,14 +16,10 @@ import java.util.Properties;
 import java.util.stream.Stream;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
 
@@ -149,10 +145,11 @@ public final class ThroughputBench {
                     events, PARTITIONS, produceSeconds, ends);
             for (int i = 1; i <= warmReads; i++) {
                 long readStart = System.nanoTime();
-                long read = readAll(kafka.bootstrapServers(), ends);
+                long[] read = {0};
+                TableProgress.readUpTo(kafka.bootstrapServers(), ends, Duration.ofMinutes(5), r -> read[0]++);
                 double readSeconds = (System.nanoTime() - readStart) / 1e9;
                 System.out.printf(Locale.ROOT, "broker warm-up, read %d of %d: %,d events in %.2f s (%,.0f events/s)%n",
-                        i, warmReads, read, readSeconds, read / readSeconds);
+                        i, warmReads, read[0], readSeconds, read[0] / readSeconds);
             }
             for (int i = 0; i < warmupRuns + runs.size(); i++) {
                 boolean warmup = i < warmupRuns;
@@ -492,39 +489,6 @@ public final class ThroughputBench {
             }
             producer.flush();
         }
-    }
-
-    /**
-     * Reads every partition from its start to {@code ends} with a plain consumer (no group, bytes as
-     * they are), as a broker that has served its topics for a while has run its fetch path; returns
-     * the records read.
-     */
-    static long readAll(String bootstrap, Map<TopicPartition, Long> ends) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        long read = 0;
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer())) {
-            consumer.assign(ends.keySet());
-            consumer.seekToBeginning(ends.keySet());
-            Map<TopicPartition, Long> left = new HashMap<>(ends);
-            left.values().removeIf(end -> end == 0);
-            long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-            while (!left.isEmpty()) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("the topic was not read to its end in 5 minutes: left " + left);
-                }
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    read++;
-                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-                    if (left.containsKey(tp) && r.offset() + 1 >= left.get(tp)) {
-                        left.remove(tp);
-                    }
-                }
-            }
-        }
-        return read;
     }
 
     /**

@@ -19,15 +19,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
 import org.junit.jupiter.api.AfterAll;
@@ -190,21 +187,8 @@ class EndToEndPackagedIT {
             throw new IllegalStateException("Cannot describe " + topic, e.getCause());
         }
         Map<TopicPartition, Long> ends = TableProgress.endOffsets(admin, TableProgress.partitions(topic, partitions));
-        Map<String, Object> props = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest", ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer())) {
-            consumer.assign(ends.keySet());
-            consumer.seekToBeginning(ends.keySet());
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (ends.entrySet().stream().anyMatch(e -> consumer.position(e.getKey()) < e.getValue())) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("could not read " + topic + " up to " + ends + " within 60 s");
-                }
-                consumer.poll(Duration.ofMillis(500)).forEach(out::add);
-            }
-        }
+        TableProgress.readUpTo(kafka.bootstrapServers(), ends, Duration.ofSeconds(60), out::add);
         return out;
     }
 }

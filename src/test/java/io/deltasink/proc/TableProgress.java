@@ -9,11 +9,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 import io.deltasink.testing.TableLocation;
 
@@ -72,6 +77,30 @@ public final class TableProgress {
             throw new IllegalStateException(e);
         }
         return out;
+    }
+
+    /**
+     * Reads every partition from its start up to {@code ends} with a plain consumer (no group, the
+     * bytes as stored), handing each record to {@code each}.
+     *
+     * @throws IllegalStateException when the partitions are not read to their ends within {@code timeout}
+     */
+    public static void readUpTo(String bootstrap, Map<TopicPartition, Long> ends, Duration timeout,
+                                Consumer<ConsumerRecord<byte[], byte[]>> each) {
+        Map<String, Object> props = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest", ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            consumer.assign(ends.keySet());
+            consumer.seekToBeginning(ends.keySet());
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (ends.entrySet().stream().anyMatch(e -> consumer.position(e.getKey()) < e.getValue())) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("could not read up to " + ends + " within " + timeout);
+                }
+                consumer.poll(Duration.ofMillis(500)).forEach(each);
+            }
+        }
     }
 
     /** True when every partition's txn version equals its end offset. */
