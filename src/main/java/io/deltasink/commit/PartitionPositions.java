@@ -36,34 +36,54 @@ final class PartitionPositions {
 
     private final Set<TopicPartition> assigned = new HashSet<>();
     private final Map<TopicPartition, Long> table = new HashMap<>();
-    private final Map<TopicPartition, Long> batchFirst = new HashMap<>();
-    private final Map<TopicPartition, Long> batchNext = new HashMap<>();
+    /** The uncommitted batch's offsets of each partition it moved. */
+    private final Map<TopicPartition, BatchRange> batch = new HashMap<>();
     private final Map<TopicPartition, Long> pendingSeeks = new HashMap<>();
     /** Where the worker was last sent, until the first record after that seek arrives. */
     private final Map<TopicPartition, Long> sought = new HashMap<>();
     /** Partitions whose log restarted below the table position (see landedBelowSeek), until they reach it. */
     private final Set<TopicPartition> belowPosition = new HashSet<>();
+    /**
+     * The partition of the last record taken, while it has no rewind pending, no seek to look for
+     * and no restart below its position: for it, {@link #landedBelowSeek}, {@link #admit} and
+     * {@link #taken} come down to its batch range ({@code hotRange}), instead of a look-up in each
+     * map for every record of a run from one partition. Every change to rewinds, seeks, the
+     * assignment or the batch forgets it.
+     */
+    private TopicPartition hot;
+    private BatchRange hotRange;
+
+    /** A partition's offsets in the batch: the first taken, and the next after the last. */
+    private static final class BatchRange {
+        final long first;
+        long next;
+
+        BatchRange(long first, long next) {
+            this.first = first;
+            this.next = next;
+        }
+    }
 
     /** A partition joins, at the version the table holds for it (if any). */
     void assign(TopicPartition tp, Optional<Long> tableVersion) {
+        hot = null;
         assigned.add(tp);
         pendingSeeks.remove(tp);
         sought.remove(tp);
         belowPosition.remove(tp);
-        batchFirst.remove(tp);
-        batchNext.remove(tp);
+        batch.remove(tp);
         tableVersion.ifPresentOrElse(v -> table.put(tp, v), () -> table.remove(tp));
     }
 
     void unassign(Collection<TopicPartition> partitions) {
+        hot = null;
         assigned.removeAll(partitions);
         for (TopicPartition tp : partitions) {
             pendingSeeks.remove(tp);
             sought.remove(tp);
             belowPosition.remove(tp);
             table.remove(tp);
-            batchFirst.remove(tp);
-            batchNext.remove(tp);
+            batch.remove(tp);
         }
     }
 
@@ -72,6 +92,9 @@ final class PartitionPositions {
      * pending rewind (those records come again after the rewind).
      */
     boolean admit(TopicPartition tp, long offset) {
+        if (tp.equals(hot)) {
+            return offset >= hotRange.next;
+        }
         Long rewind = pendingSeeks.get(tp);
         if (rewind != null) {
             if (offset > rewind) {
@@ -81,7 +104,8 @@ final class PartitionPositions {
                 pendingSeeks.remove(tp); // delivery already continues where the rewind would go
             }
         }
-        Long next = batchNext.containsKey(tp) ? batchNext.get(tp) : table.get(tp);
+        BatchRange range = batch.get(tp);
+        Long next = range != null ? Long.valueOf(range.next) : table.get(tp);
         boolean admitted = next == null || offset >= next;
         if (admitted) {
             belowPosition.remove(tp);
@@ -104,6 +128,7 @@ final class PartitionPositions {
 
     /** The worker was asked to seek to these offsets. */
     void sought(Map<TopicPartition, Long> targets) {
+        hot = null;
         targets.forEach((tp, offset) -> {
             if (assigned.contains(tp)) {
                 sought.put(tp, offset);
@@ -118,7 +143,7 @@ final class PartitionPositions {
      * delivered again before a pending rewind applies is not "after the seek".
      */
     OptionalLong landedBelowSeek(TopicPartition tp, long offset) {
-        if (pendingSeeks.containsKey(tp)) {
+        if (tp.equals(hot) || pendingSeeks.containsKey(tp)) {
             return OptionalLong.empty();
         }
         Long target = sought.remove(tp);
@@ -136,18 +161,37 @@ final class PartitionPositions {
 
     /** The record at {@code offset} is part of the batch now (as a row, or skipped on purpose). */
     void taken(TopicPartition tp, long offset) {
-        batchFirst.putIfAbsent(tp, offset);
-        batchNext.put(tp, offset + 1);
+        if (tp.equals(hot)) {
+            hotRange.next = offset + 1;
+            return;
+        }
+        BatchRange range = moveTo(tp, offset, offset + 1);
+        if (!pendingSeeks.containsKey(tp) && !sought.containsKey(tp) && !belowPosition.contains(tp)) {
+            hot = tp;
+            hotRange = range;
+        }
+    }
+
+    /** The batch holds {@code tp} from {@code first} (unless it held it already) up to {@code next}. */
+    private BatchRange moveTo(TopicPartition tp, long first, long next) {
+        BatchRange range = batch.get(tp);
+        if (range == null) {
+            range = new BatchRange(first, next);
+            batch.put(tp, range);
+        } else {
+            range.next = next;
+        }
+        return range;
     }
 
     boolean batchMoved() {
-        return !batchNext.isEmpty();
+        return !batch.isEmpty();
     }
 
     /** Partition -> next offset after the batch, for the partitions the batch moved, in a stable order. */
     Map<TopicPartition, Long> batchEnds() {
         Map<TopicPartition, Long> out = new TreeMap<>(ORDER);
-        out.putAll(batchNext);
+        batch.forEach((tp, range) -> out.put(tp, range.next));
         return out;
     }
 
@@ -167,10 +211,11 @@ final class PartitionPositions {
      */
     Map<TopicPartition, Long> fenced(Map<TopicPartition, Optional<Long>> tableNow) {
         Map<TopicPartition, Long> seeks = new TreeMap<>(ORDER);
-        for (TopicPartition tp : batchNext.keySet()) {
+        for (Map.Entry<TopicPartition, BatchRange> e : batch.entrySet()) {
+            TopicPartition tp = e.getKey();
             Optional<Long> now = tableNow.getOrDefault(tp, Optional.empty());
             now.ifPresent(v -> table.put(tp, v));
-            seeks.put(tp, now.filter(PartitionPositions::isPosition).orElse(batchFirst.get(tp)));
+            seeks.put(tp, now.filter(PartitionPositions::isPosition).orElse(e.getValue().first));
         }
         clearBatch();
         pendingSeeks.putAll(seeks);
@@ -184,8 +229,8 @@ final class PartitionPositions {
      */
     void dropBatch(List<SinkRecord> unread) {
         Map<TopicPartition, Long> seeks = new HashMap<>();
-        for (Map.Entry<TopicPartition, Long> e : batchFirst.entrySet()) {
-            seeks.put(e.getKey(), position(e.getKey()).orElse(e.getValue()));
+        for (Map.Entry<TopicPartition, BatchRange> e : batch.entrySet()) {
+            seeks.put(e.getKey(), position(e.getKey()).orElse(e.getValue().first));
         }
         for (SinkRecord r : unread) {
             TopicPartition tp = new TopicPartition(r.topic(), r.kafkaPartition());
@@ -198,6 +243,7 @@ final class PartitionPositions {
 
     /** Rewinds decided now (positions read late): handed at the end of the next put(). */
     void rewind(Map<TopicPartition, Long> seeks) {
+        hot = null;
         for (Map.Entry<TopicPartition, Long> e : seeks.entrySet()) {
             if (assigned.contains(e.getKey())) {
                 pendingSeeks.put(e.getKey(), e.getValue());
@@ -257,7 +303,7 @@ final class PartitionPositions {
     }
 
     boolean inBatch(TopicPartition tp) {
-        return batchNext.containsKey(tp);
+        return batch.containsKey(tp);
     }
 
     /** The table now holds {@code offset} as the partition's position (a txn-only claim landed). */
@@ -270,12 +316,12 @@ final class PartitionPositions {
      * and at or past the table's position came to this table.
      */
     void advance(TopicPartition tp, long next) {
-        batchFirst.putIfAbsent(tp, next);
-        batchNext.put(tp, next);
+        moveTo(tp, next, next);
     }
 
     /** The consumer was sent to {@code offset} for another table of the partition (the lowest one). */
     void soughtAt(TopicPartition tp, long offset) {
+        hot = null;
         if (assigned.contains(tp)) {
             sought.put(tp, offset);
         }
@@ -291,7 +337,7 @@ final class PartitionPositions {
     }
 
     private void clearBatch() {
-        batchFirst.clear();
-        batchNext.clear();
+        hot = null;
+        batch.clear();
     }
 }

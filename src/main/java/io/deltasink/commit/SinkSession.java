@@ -260,6 +260,7 @@ public final class SinkSession {
         Object[] converted = null; // records [convertedFrom, convertedTo) converted together ahead
         int convertedFrom = 0;
         int convertedTo = 0;
+        TopicPartition tp = null;
         for (int i = 0; i < list.size(); i++) {
             SinkRecord record = list.get(i);
             if (conversion != null && i == convertedTo) {
@@ -267,7 +268,7 @@ public final class SinkSession {
                 convertedTo = ParallelConversion.windowEnd(list, i);
                 converted = conversion.convert(list, convertedFrom, convertedTo);
             }
-            TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
+            tp = partitionOf(record, tp);
             try {
                 TableRoute route = fields == null ? route(record.topic()) : fields.route(record);
                 if (route != null && admit(route, record, tp)) { // null: a tombstone or a bad record, no table
@@ -287,6 +288,13 @@ public final class SinkSession {
             fields.handOff();
         }
         earlyCommit.afterPut(list.size(), largest);
+    }
+
+    /** The record's partition: {@code last} when the record comes from it (a poll delivers runs of one partition). */
+    private static TopicPartition partitionOf(SinkRecord record, TopicPartition last) {
+        int partition = record.kafkaPartition();
+        return last != null && last.partition() == partition && last.topic().equals(record.topic())
+                ? last : new TopicPartition(record.topic(), partition);
     }
 
     /**
