@@ -54,14 +54,15 @@ final class ConnectorValidation {
         StorageSettings storage;
         try {
             parsed = new DeltaSinkConfig(props);
+            // a table on local disk has no bucket: no Hadoop configuration (its XML parsed) to build
+            if (!StorageErrors.onS3(StorageSettings.normalize(parsed.tableLocationRoot()))) {
+                return;
+            }
             storage = StorageSettings.from(parsed);
         } catch (RuntimeException e) {
             return; // reported on its field already
         }
         try (storage) {
-            if (!StorageErrors.onS3(storage.tableUri())) {
-                return;
-            }
             StorageProbe.check(storage).ifPresent(failure -> {
                 StorageErrors errors = StorageErrors.of(parsed);
                 String setting = errors.setting(failure);

@@ -1,6 +1,9 @@
 package io.deltasink.convert;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.math.BigDecimal;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -25,6 +28,9 @@ abstract class JsonBytes {
     private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
     private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
     static final byte[] NULL = {'n', 'u', 'l', 'l'};
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
 
     byte[] c;
     int i;
@@ -217,7 +223,20 @@ abstract class JsonBytes {
         byte[] a = c;
         int n = end;
         high = false;
-        for (int k = start; k < n; k++) {
+        int k = start;
+        int words = n - Long.BYTES;
+        while (true) {
+            // eight bytes at a time to the next quote, backslash, control character or byte beyond ASCII
+            if (k <= words) {
+                long found = quoteEscapeOrBeyond((long) LONGS.get(a, k));
+                if (found == 0) {
+                    k += Long.BYTES;
+                    continue;
+                }
+                k += Long.numberOfTrailingZeros(found) >>> 3;
+            } else if (k >= n) {
+                break;
+            }
             byte b = a[k];
             if (b == '"') {
                 stringStart = start;
@@ -237,11 +256,27 @@ abstract class JsonBytes {
                     return false;
                 }
                 high = true;
-                k = next - 1;
+                k = next;
+            } else {
+                k++;
             }
         }
         i = n;
         return false;
+    }
+
+    /**
+     * The top bit of each byte of {@code w} (read little-endian: the first byte lowest) that is a
+     * quote, a backslash, a control character or beyond ASCII, and maybe of bytes after such a one;
+     * zero when there is none. Each test sets the top bit of such a byte: a quote or backslash XORed
+     * to zero minus one, a byte below 0x20 minus 0x20, a byte beyond ASCII has it. A subtraction
+     * borrows only from a byte that is below what it subtracts, and only into the bytes after it, so
+     * the lowest bit set is the first such byte's.
+     */
+    static long quoteEscapeOrBeyond(long w) {
+        long quote = w ^ (ONES * '"');
+        long backslash = w ^ (ONES * '\\');
+        return ((quote - ONES) & ~quote | (backslash - ONES) & ~backslash | (w - ONES * 0x20) | w) & HIGHS;
     }
 
     /**

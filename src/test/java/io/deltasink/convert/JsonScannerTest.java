@@ -173,6 +173,83 @@ class JsonScannerTest {
         }
     }
 
+    /**
+     * A string is scanned eight bytes at a time up to its first quote, backslash, control character
+     * or byte beyond ASCII: each of these at every offset of strings of up to three words, whatever
+     * follows the string, is read (or left to the parser) as the byte loop reads it.
+     */
+    @Test
+    void findsTheFirstByteToReadAtEveryOffsetOfAWord() {
+        FieldTree tree = tree();
+        JsonScanner scanner = new JsonScanner(new Json());
+        // the JSON inside the quotes, the text it reads as (null: left to the parser)
+        String[][] specials = {{"", ""}, {"\\n", "\n"}, {"\\\"", "\""}, {"\\u00e9", "\u00e9"}, {"\u00e9", "\u00e9"},
+            {"\u20ac", "\u20ac"}, {"\t", null}, {"\u0000", null}, {"\u001f", null}, {"\u007f", "\u007f"}, {" ", " "}};
+        for (int before = 0; before <= 24; before++) {
+            for (int after = 0; after <= 9; after++) {
+                for (String[] special : specials) {
+                    String plain = "abcdefghijklmnopqrstuvwxyz".substring(0, before);
+                    String tail = "~!#$%&'()*".substring(0, after);
+                    String text = "{\"a\":\"" + plain + special[0] + tail + "\"}";
+                    String what = before + " + " + special[0] + " + " + after;
+                    for (boolean bytes : new boolean[] {true, false}) {
+                        Object[] out = new Object[6];
+                        boolean read = bytes ? scanner.read(tree, text.getBytes(StandardCharsets.UTF_8), out)
+                                : scanner.read(tree, text, out);
+                        assertEquals(special[1] != null, read, what);
+                        if (read) {
+                            assertEquals(plain + special[1] + tail, out[0], what);
+                        }
+                    }
+                }
+            }
+        }
+        byte[] notUtf8 = "{\"a\":\"abcdefghij\u00ff\"}".getBytes(StandardCharsets.ISO_8859_1);
+        assertFalse(scanner.read(tree, notUtf8, new Object[6]), "a byte that starts no UTF-8 character");
+    }
+
+    /**
+     * The eight-byte test finds the first byte to read as the bytes tested one by one do, for every
+     * byte at every place and for random words.
+     */
+    @Test
+    void testsAWordAsItsBytesOneByOne() {
+        byte[] plain = {'a', ' ', '~', '!', '#', '0', 0x7f, '[', ']', '{'};
+        java.util.Random random = new java.util.Random(7);
+        for (int b = 0; b <= 0xFF; b++) {
+            for (int at = 0; at < 8; at++) {
+                for (int round = 0; round < 4; round++) {
+                    long word = 0;
+                    for (int k = 0; k < 8; k++) {
+                        int v = k == at ? b : plain[random.nextInt(plain.length)] & 0xFF;
+                        word |= (long) v << (8 * k);
+                    }
+                    assertEquals(firstSpecial(word), firstFound(word), Long.toHexString(word));
+                }
+            }
+        }
+        for (int round = 0; round < 200_000; round++) {
+            long word = random.nextLong();
+            assertEquals(firstSpecial(word), firstFound(word), Long.toHexString(word));
+        }
+    }
+
+    /** The place of the word's first quote, backslash, control character or byte beyond ASCII, or 8. */
+    private static int firstSpecial(long word) {
+        for (int k = 0; k < 8; k++) {
+            int b = (int) (word >>> (8 * k)) & 0xFF;
+            if (b == '"' || b == '\\' || b < 0x20 || b >= 0x80) {
+                return k;
+            }
+        }
+        return 8;
+    }
+
+    private static int firstFound(long word) {
+        long found = JsonBytes.quoteEscapeOrBeyond(word);
+        return found == 0 ? 8 : Long.numberOfTrailingZeros(found) >>> 3;
+    }
+
     private static FieldTree tree() {
         return FieldTree.build(ColumnMapping.parse(COLUMNS).specs());
     }
