@@ -31,6 +31,8 @@ public final class StorageSettings implements AutoCloseable {
     /** Delta's S3 log store (Kernel's default for S3): mutual exclusion within one JVM only. */
     public static final String SINGLE_DRIVER_LOG_STORE = "io.delta.storage.S3SingleDriverLogStore";
     static final String LOCAL_FILE_SYSTEM_IMPL = "fs.file.impl";
+    static final String CORE_DEFAULT = "core-default.xml";
+    static final String CORE_SITE = "core-site.xml";
     static final String S3A_UPLOAD_BUFFER = "fs.s3a.fast.upload.buffer";
     static final String S3A_UPLOAD_ACTIVE_BLOCKS = "fs.s3a.fast.upload.active.blocks";
     static final String S3A_MULTIPART_SIZE = "fs.s3a.multipart.size";
@@ -63,7 +65,7 @@ public final class StorageSettings implements AutoCloseable {
     public StorageSettings(String location, Map<String, String> hadoopSettings) {
         this.ownsFileSystems = true;
         this.tableUri = normalize(location);
-        this.hadoopConf = new Configuration();
+        this.hadoopConf = hadoopDefaults();
         // The worker may run many tasks against many tables: never share cached FileSystem objects
         // across differently configured tasks through Hadoop's static cache. Local file systems
         // are cheap to make per call; the S3 ones are shared within this object's scope instead.
@@ -74,6 +76,20 @@ public final class StorageSettings implements AutoCloseable {
         hadoopSettings.forEach(hadoopConf::set);
         useExclusiveLogStores(hadoopConf, hadoopSettings);
         this.fileSystems = FileSystemScope.install(hadoopConf, S3_SCHEMES);
+    }
+
+    /**
+     * Hadoop's defaults and the worker's core-site.xml, as {@code new Configuration()} reads them,
+     * named as resources of this configuration instead of taken as Hadoop's default resources.
+     * Hadoop reads a configuration built on the default resources again, all its XML parsed anew,
+     * whenever a class adds one: the first file system a task makes loads Hadoop's JobConf, which
+     * adds the MapReduce and YARN defaults, none of which a table's storage reads.
+     */
+    static Configuration hadoopDefaults() {
+        Configuration conf = new Configuration(false);
+        conf.addResource(CORE_DEFAULT);
+        conf.addResource(CORE_SITE);
+        return conf;
     }
 
     /**

@@ -64,6 +64,10 @@ final class ColumnChunkBuffer {
     private int booleanCount;
 
     private int pageValues;
+    /** Bytes the open page may grow by before {@link #endValue} looks at its size; below 0 it looks. */
+    private long room;
+    /** Values the open page may take before {@link #endValue} looks at it; at 0 it looks. */
+    private int valuesLeft = 1;
     private int pageNulls;
     private long pageRawBytes;
     private boolean hasValue;
@@ -152,7 +156,7 @@ final class ColumnChunkBuffer {
             }
         }
         pageNulls++;
-        endValue(); // its definition bit stays 0
+        endValue(0); // its definition bit stays 0
     }
 
     /** The value's definition bit; none is kept while the page has no null (see {@link #writeNull}). */
@@ -182,7 +186,7 @@ final class ColumnChunkBuffer {
         } else {
             values.putIntLE(v);
         }
-        endValue();
+        endValue(4);
     }
 
     void writeLong(long v) throws IOException {
@@ -201,7 +205,7 @@ final class ColumnChunkBuffer {
         } else {
             values.putLongLE(v);
         }
-        endValue();
+        endValue(8);
     }
 
     void writeFloat(float v) throws IOException {
@@ -224,7 +228,7 @@ final class ColumnChunkBuffer {
         } else {
             values.putIntLE(bits);
         }
-        endValue();
+        endValue(4);
     }
 
     void writeDouble(double v) throws IOException {
@@ -247,7 +251,7 @@ final class ColumnChunkBuffer {
         } else {
             values.putLongLE(bits);
         }
-        endValue();
+        endValue(8);
     }
 
     void writeBoolean(boolean v) throws IOException {
@@ -268,7 +272,7 @@ final class ColumnChunkBuffer {
             booleanBits = 0;
             booleanCount = 0;
         }
-        endValue();
+        endValue(1); // a byte every eighth value
     }
 
     /**
@@ -281,7 +285,7 @@ final class ColumnChunkBuffer {
         if (!fixed && dictionaryEncoding()) {
             // min and max from the page's distinct ids when the page is cut or the dictionary given up (idStatistics)
             addId(dictionary.id(v, owned), 4 + v.length);
-            endValue();
+            endValue(4 + v.length);
             return;
         }
         if (!hasValue) {
@@ -303,7 +307,7 @@ final class ColumnChunkBuffer {
                 values.putBytes(v, 0, v.length);
             }
         }
-        endValue();
+        endValue(fixed ? fixedLength : 4 + v.length);
     }
 
     /** Parquet's order: unsigned lexicographic; fixed-length decimals as signed big-endian integers. */
@@ -435,17 +439,47 @@ final class ColumnChunkBuffer {
         }
     }
 
-    private void endValue() throws IOException {
+    /**
+     * Counts the value just written, {@code valueBytes} at most added to the page's values, and cuts
+     * the page once it holds the page row count limit or its size reaches the page size. The size
+     * is looked at only when the values since the last look may have added {@link #room} bytes (each
+     * value's bytes, and one for a definition level), so the page is cut at the same value as when
+     * it was looked at after every value. The first value of every page looks, so the JIT has seen
+     * the look taken before it compiles the loops that write values: a branch it has never seen taken
+     * becomes a trap, and the page's first cut would send the writer's compiled loops back to be
+     * compiled again.
+     */
+    private void endValue(int valueBytes) throws IOException {
         pageValues++;
-        if (pageValues >= pageRowLimit || pageBufferedSize() >= pageSize) {
-            writePage();
+        // one branch ("|" evaluates both): a second, first taken at a page's row limit, would be a trap too
+        if ((room -= valueBytes + 1) < 0 | --valuesLeft == 0) {
+            lookAtPage();
         }
     }
 
+    /**
+     * Cuts the page when it is full; otherwise the bytes and values it may take before the next look.
+     * Apart from {@link #endValue}, where it runs once in many values.
+     */
+    private void lookAtPage() throws IOException {
+        long size = pageBufferedSize();
+        if (pageValues >= pageRowLimit || size >= pageSize) {
+            writePage();
+            return;
+        }
+        room = pageSize - 1 - size;
+        valuesLeft = pageRowLimit - pageValues;
+    }
+
     /** Bytes of the open page as Parquet's writer counts them (dictionary-encoded values at their PLAIN size). */
-    private long pageBufferedSize() {
+    long pageBufferedSize() {
         long levels = optional ? (pageValues >>> 3) : 0;
         return levels + (dictionaryEncoding() ? pageRawBytes : values.size());
+    }
+
+    /** Values (nulls included) in the open page. */
+    int openPageValues() {
+        return pageValues;
     }
 
     /** The row group's bytes as Parquet's writer counts them: compressed pages plus the open page. */
@@ -540,6 +574,8 @@ final class ColumnChunkBuffer {
         firstPage = false;
         values.reset();
         pageValues = 0;
+        room = 0;
+        valuesLeft = 1;
         pageNulls = 0;
         pageRawBytes = 0;
         hasValue = false;

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -200,6 +201,87 @@ class StorageSettingsTest {
         assertTrue(((StandIn) ((ScopedFileSystem) s3).getRawFileSystem()).closed);
         assertNull(FileSystemScope.lookup(storage.fileSystems().id()));
         assertThrows(IOException.class, () -> new org.apache.hadoop.fs.Path("s3a://bucket-a/t").getFileSystem(conf));
+    }
+
+    /**
+     * The worker's core-site.xml (found, as Hadoop finds it, through the thread's context class
+     * loader) applies on top of Hadoop's defaults, and the connector's settings on top of both.
+     */
+    @Test
+    void aWorkersCoreSiteAppliesUnderTheConnectorsSettings() throws Exception {
+        Files.writeString(dir.resolve(StorageSettings.CORE_SITE), String.join("\n", "<configuration>",
+                "<property><name>deltasink.test.site</name><value>from core-site</value></property>",
+                "<property><name>fs.s3a.multipart.size</name><value>99M</value></property>",
+                "<property><name>fs.s3a.connection.maximum</name><value>7</value></property>",
+                "</configuration>"));
+        CountingLoader loader = new CountingLoader(dir);
+        Map<String, String> p = props();
+        p.put("delta.hadoop.fs.s3a.connection.maximum", "9");
+        Configuration conf = withContextLoader(loader, () -> storage(p).hadoopConf());
+        assertEquals("from core-site", conf.get("deltasink.test.site"));
+        assertEquals("file:///", conf.get("fs.defaultFS"), "Hadoop's defaults");
+        assertEquals("16M", conf.get(StorageSettings.S3A_MULTIPART_SIZE), "the connector's default over core-site");
+        assertEquals("9", conf.get("fs.s3a.connection.maximum"), "delta.hadoop.* over core-site");
+    }
+
+    /**
+     * A class that adds a default resource (as Hadoop's JobConf does, loaded when the first file
+     * system is made) leaves the table's configuration as it is: Hadoop's XML is parsed once.
+     */
+    @Test
+    void aDefaultResourceAddedLaterDoesNotParseTheSettingsAgain() throws Exception {
+        CountingLoader loader = new CountingLoader(dir);
+        Configuration conf = withContextLoader(loader, () -> {
+            Configuration c = storage(props()).hadoopConf();
+            c.get("fs.defaultFS");
+            return c;
+        });
+        assertEquals(1, loader.lookups(StorageSettings.CORE_DEFAULT));
+        // a name no class path holds: nothing to read, but every configuration on Hadoop's defaults
+        // is read again
+        Configuration.addDefaultResource("deltasink-absent-" + java.util.UUID.randomUUID() + ".xml");
+        assertEquals("file:///", conf.get("fs.defaultFS"));
+        assertEquals(1, loader.lookups(StorageSettings.CORE_DEFAULT));
+        Configuration plain = withContextLoader(loader, () -> {
+            Configuration c = new Configuration();
+            c.get("fs.defaultFS");
+            Configuration.addDefaultResource("deltasink-absent-" + java.util.UUID.randomUUID() + ".xml");
+            c.get("fs.defaultFS");
+            return c;
+        });
+        assertEquals(3, loader.lookups(StorageSettings.CORE_DEFAULT), "Hadoop's own default configuration, read twice");
+        assertEquals("file:///", plain.get("fs.defaultFS"));
+    }
+
+    private static <T> T withContextLoader(ClassLoader loader, java.util.concurrent.Callable<T> action) throws Exception {
+        Thread thread = Thread.currentThread();
+        ClassLoader before = thread.getContextClassLoader();
+        thread.setContextClassLoader(loader);
+        try {
+            return action.call();
+        } finally {
+            thread.setContextClassLoader(before);
+        }
+    }
+
+    /** Finds resources in a folder first, then as its parent does; counts the look-ups by name. */
+    private static final class CountingLoader extends java.net.URLClassLoader {
+        private final Map<String, Integer> lookups = new java.util.concurrent.ConcurrentHashMap<>();
+
+        CountingLoader(Path folder) throws IOException {
+            super(new java.net.URL[] {folder.toUri().toURL()}, StorageSettingsTest.class.getClassLoader());
+        }
+
+        @Override
+        public java.net.URL getResource(String name) {
+            lookups.merge(name, 1, Integer::sum);
+            java.net.URL own = findResource(name);
+            return own != null ? own : super.getResource(name);
+        }
+
+        int lookups(String name) {
+            return lookups.getOrDefault(name, 0);
+        }
     }
 
     /** Hadoop creates it by name: public with a no-argument constructor. */

@@ -192,11 +192,19 @@ class BackgroundWriterTest {
         w.finish();
         assertEquals(1, threads());
         w.close();
+        // the pool is terminated before its thread has quite ended: a bounded wait for that
+        for (Thread t : writerThreads()) {
+            t.join(10_000);
+        }
         assertEquals(0, threads());
     }
 
     private static long threads() {
+        return writerThreads().size();
+    }
+
+    private static java.util.List<Thread> writerThreads() {
         return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive() && t.getName().equals(THREAD))
-                .count();
+                .toList();
     }
 }
