@@ -1,9 +1,6 @@
 package io.deltasink.convert;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,7 +23,6 @@ import io.deltasink.model.ColumnType;
  * however many columns read below it.
  */
 final class FieldTree {
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private final String segment;
     /** The segment's characters, to compare with a name in a scanner's buffer. */
     private final byte[] segmentBytes;
@@ -147,11 +143,11 @@ final class FieldTree {
             return false;
         }
         if (len <= Long.BYTES && off + Long.BYTES <= bytes.length) {
-            return ((long) LONGS.get(bytes, off) & headMask) == head;
+            return ((long) JsonBytes.LONGS.get(bytes, off) & headMask) == head;
         }
         if (len > Long.BYTES && len <= 2 * Long.BYTES) {
             // two words, overlapping when shorter than sixteen bytes; the name lies inside the array
-            return (long) LONGS.get(bytes, off) == head && (long) LONGS.get(bytes, off + len - Long.BYTES) == tail;
+            return (long) JsonBytes.LONGS.get(bytes, off) == head && (long) JsonBytes.LONGS.get(bytes, off + len - Long.BYTES) == tail;
         }
         return Arrays.equals(segmentBytes, 0, len, bytes, off, off + len);
     }

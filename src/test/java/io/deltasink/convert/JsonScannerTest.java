@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 
@@ -215,7 +216,7 @@ class JsonScannerTest {
     @Test
     void testsAWordAsItsBytesOneByOne() {
         byte[] plain = {'a', ' ', '~', '!', '#', '0', 0x7f, '[', ']', '{'};
-        java.util.Random random = new java.util.Random(7);
+        Random random = new Random(7);
         for (int b = 0; b <= 0xFF; b++) {
             for (int at = 0; at < 8; at++) {
                 for (int round = 0; round < 4; round++) {

@@ -11,12 +11,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -239,13 +244,13 @@ class StorageSettingsTest {
         assertEquals(1, loader.lookups(StorageSettings.CORE_DEFAULT));
         // a name no class path holds: nothing to read, but every configuration on Hadoop's defaults
         // is read again
-        Configuration.addDefaultResource("deltasink-absent-" + java.util.UUID.randomUUID() + ".xml");
+        Configuration.addDefaultResource("deltasink-absent-" + UUID.randomUUID() + ".xml");
         assertEquals("file:///", conf.get("fs.defaultFS"));
         assertEquals(1, loader.lookups(StorageSettings.CORE_DEFAULT));
         Configuration plain = withContextLoader(loader, () -> {
             Configuration c = new Configuration();
             c.get("fs.defaultFS");
-            Configuration.addDefaultResource("deltasink-absent-" + java.util.UUID.randomUUID() + ".xml");
+            Configuration.addDefaultResource("deltasink-absent-" + UUID.randomUUID() + ".xml");
             c.get("fs.defaultFS");
             return c;
         });
@@ -253,7 +258,7 @@ class StorageSettingsTest {
         assertEquals("file:///", plain.get("fs.defaultFS"));
     }
 
-    private static <T> T withContextLoader(ClassLoader loader, java.util.concurrent.Callable<T> action) throws Exception {
+    private static <T> T withContextLoader(ClassLoader loader, Callable<T> action) throws Exception {
         Thread thread = Thread.currentThread();
         ClassLoader before = thread.getContextClassLoader();
         thread.setContextClassLoader(loader);
@@ -265,17 +270,17 @@ class StorageSettingsTest {
     }
 
     /** Finds resources in a folder first, then as its parent does; counts the look-ups by name. */
-    private static final class CountingLoader extends java.net.URLClassLoader {
-        private final Map<String, Integer> lookups = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final class CountingLoader extends URLClassLoader {
+        private final Map<String, Integer> lookups = new ConcurrentHashMap<>();
 
         CountingLoader(Path folder) throws IOException {
-            super(new java.net.URL[] {folder.toUri().toURL()}, StorageSettingsTest.class.getClassLoader());
+            super(new URL[] {folder.toUri().toURL()}, StorageSettingsTest.class.getClassLoader());
         }
 
         @Override
-        public java.net.URL getResource(String name) {
+        public URL getResource(String name) {
             lookups.merge(name, 1, Integer::sum);
-            java.net.URL own = findResource(name);
+            URL own = findResource(name);
             return own != null ? own : super.getResource(name);
         }
 

@@ -203,7 +203,7 @@ class BackgroundWriterTest {
         return writerThreads().size();
     }
 
-    private static java.util.List<Thread> writerThreads() {
+    private static List<Thread> writerThreads() {
         return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive() && t.getName().equals(THREAD))
                 .toList();
     }
