@@ -309,7 +309,25 @@ abstract class JsonBytes {
         int end = this.end;
         int i = this.i;
         System.arraycopy(c, start, scratch, 0, n);
-        while (i < end) {
+        int words = end - Long.BYTES;
+        while (true) {
+            // eight bytes at a time to the next quote, backslash, control character or byte beyond
+            // ASCII, each word copied whole: n <= i - start, so the eight bytes at n fit in scratch
+            if (i <= words) {
+                long w = (long) LONGS.get(c, i);
+                LONGS.set(scratch, n, w);
+                long found = quoteEscapeOrBeyond(w);
+                if (found == 0) {
+                    i += Long.BYTES;
+                    n += Long.BYTES;
+                    continue;
+                }
+                int plain = Long.numberOfTrailingZeros(found) >>> 3;
+                i += plain;
+                n += plain;
+            } else if (i >= end) {
+                break;
+            }
             byte b = c[i++];
             if (b == '"') {
                 this.i = i;

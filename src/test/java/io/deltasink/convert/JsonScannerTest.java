@@ -210,6 +210,46 @@ class JsonScannerTest {
     }
 
     /**
+     * Past its first escape a string is decoded eight bytes at a time too: a second special of every
+     * kind after every length of plain text, with the first escape at every offset of a word.
+     */
+    @Test
+    void decodesAfterAnEscapeAtEveryOffsetOfAWord() {
+        FieldTree tree = tree();
+        JsonScanner scanner = new JsonScanner(new Json());
+        String[][] escapes = {{"\\n", "\n"}, {"\\\"", "\""}, {"\\u00e9", "\u00e9"}, {"\\u20ac", "\u20ac"}};
+        String[][] specials = {{"", ""}, {"\\t", "\t"}, {"\\\\", "\\"}, {"\\u0041", "A"}, {"\u00e9", "\u00e9"},
+            {"\u20ac", "\u20ac"}, {"\t", null}, {"\u0000", null}, {"\\x", null}, {"\\u12", null}, {"\u007f", "\u007f"}};
+        String letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ";
+        for (int lead = 0; lead <= 3; lead++) {
+            for (String[] escape : escapes) {
+                for (int middle = 0; middle <= 24; middle++) {
+                    for (String[] special : specials) {
+                        for (int after = 0; after <= 9; after++) {
+                            String head = letters.substring(0, lead);
+                            String plain = letters.substring(lead, lead + middle);
+                            String tail = "~!#$%&'()*".substring(0, after);
+                            String text = "{\"a\":\"" + head + escape[0] + plain + special[0] + tail + "\"}";
+                            // a Latin-1 String's text takes no escape beyond Latin-1: the parser reads it
+                            boolean beyondLatin1 = escape[1].charAt(0) > 0xFF && text.chars().allMatch(ch -> ch <= 0xFF);
+                            for (boolean bytes : new boolean[] {true, false}) {
+                                Object[] out = new Object[6];
+                                boolean read = bytes ? scanner.read(tree, text.getBytes(StandardCharsets.UTF_8), out)
+                                        : scanner.read(tree, text, out);
+                                String what = (bytes ? "bytes " : "String ") + text;
+                                assertEquals(special[1] != null && (bytes || !beyondLatin1), read, what);
+                                if (read) {
+                                    assertEquals(head + escape[1] + plain + special[1] + tail, out[0], what);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /**
      * The eight-byte test finds the first byte to read as the bytes tested one by one do, for every
      * byte at every place and for random words.
      */
