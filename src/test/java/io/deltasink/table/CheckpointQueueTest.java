@@ -9,8 +9,6 @@ import io.deltasink.write.TaskThreads;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class CheckpointQueueTest {
@@ -22,33 +20,17 @@ class CheckpointQueueTest {
         return new CheckpointQueue(TaskThreads.pool("checkpoint-test", 1), closeWait);
     }
 
-    /** A checkpoint that starts, then waits for {@code gate}. */
-    private Runnable held(String name, CountDownLatch started, CountDownLatch gate) {
-        return () -> {
-            started.countDown();
-            try {
-                gate.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            ran.add(name);
-        };
-    }
-
     @Test
     void aNewerCheckpointOfATableTakesThePlaceOfOneNotStartedAndOthersRunInTurn() throws InterruptedException {
         CheckpointQueue queue = queue(LONG);
-        CountDownLatch started = new CountDownLatch(1);
-        CountDownLatch gate = new CountDownLatch(1);
-        queue.submit("a", held("a@10", started, gate));
-        assertTrue(started.await(30, TimeUnit.SECONDS));
+        HeldCheckpoint held = HeldCheckpoint.hold(queue, "a", () -> ran.add("a@10"));
         // a@10 runs: a newer one of a waits for it, and is not replaced by the one running
         queue.submit("a", () -> ran.add("a@20"));
         queue.submit("b", () -> ran.add("b@10"));
         queue.submit("a", () -> ran.add("a@30"));
         queue.submit("b", () -> ran.add("b@20"));
         queue.submit("c", () -> ran.add("c@10"));
-        gate.countDown();
+        held.release();
         queue.close();
         assertEquals(List.of("a@10", "a@30", "b@20", "c@10"), ran);
     }
@@ -56,12 +38,9 @@ class CheckpointQueueTest {
     @Test
     void aTableAskingAgainAfterItsCheckpointStartedGetsAnotherRun() throws InterruptedException {
         CheckpointQueue queue = queue(LONG);
-        CountDownLatch started = new CountDownLatch(1);
-        CountDownLatch gate = new CountDownLatch(1);
-        queue.submit("a", held("a@10", started, gate));
-        assertTrue(started.await(30, TimeUnit.SECONDS));
+        HeldCheckpoint held = HeldCheckpoint.hold(queue, "a", () -> ran.add("a@10"));
         queue.submit("a", () -> ran.add("a@20"));
-        gate.countDown();
+        held.release();
         queue.close();
         assertEquals(List.of("a@10", "a@20"), ran);
     }
@@ -81,18 +60,18 @@ class CheckpointQueueTest {
     @Test
     void closeReturnsAfterItsBoundWhileACheckpointHangsAndSaysSo() throws InterruptedException {
         CheckpointQueue queue = queue(Duration.ofMillis(100));
-        CountDownLatch started = new CountDownLatch(1);
-        CountDownLatch gate = new CountDownLatch(1);
+        HeldCheckpoint held = null;
         try (LogCapture logs = new LogCapture()) {
-            queue.submit("s3a://bucket/table", held("hung", started, gate));
-            assertTrue(started.await(30, TimeUnit.SECONDS));
+            held = HeldCheckpoint.hold(queue, "s3a://bucket/table", () -> ran.add("hung"));
             queue.close();
             assertTrue(ran.isEmpty());
             List<String> warned = logs.linesContaining("still being written");
             assertEquals(1, warned.size(), logs.lines().toString());
             assertTrue(warned.get(0).contains("s3a://bucket/table") && warned.get(0).contains("100 ms"), warned.get(0));
         } finally {
-            gate.countDown();
+            if (held != null) {
+                held.release();
+            }
         }
     }
 

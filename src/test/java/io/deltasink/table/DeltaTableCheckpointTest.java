@@ -17,8 +17,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -118,17 +116,7 @@ class DeltaTableCheckpointTest {
         String path = Fixtures.tablePath(dir);
         Fixtures.createTable(Fixtures.engine(), path, Map.of("delta.checkpointInterval", "2"));
         CheckpointQueue queue = queue();
-        CountDownLatch started = new CountDownLatch(1);
-        CountDownLatch gate = new CountDownLatch(1);
-        queue.submit("another table", () -> {
-            started.countDown();
-            try {
-                gate.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        assertTrue(started.await(30, TimeUnit.SECONDS));
+        HeldCheckpoint held = HeldCheckpoint.hold(queue, "another table", () -> { });
         DeltaTable table = new DeltaTable(Fixtures.engine(), path, Clock.systemUTC(), 0, queue);
         for (long v = 1; v <= 7; v++) {
             assertEquals(v, table.commitAppend(table.latest().orElseThrow(), List.of(Fixtures.oneRowFile(path, v)),
@@ -140,7 +128,7 @@ class DeltaTableCheckpointTest {
         assertEquals(7, meanwhile.version());
         assertEquals(Optional.of(7L), meanwhile.txnVersion("conn/topic/0"));
 
-        gate.countDown();
+        held.release();
         queue.close();
         // asked for at 2, then 4, then 6 while the thread was busy: 6 took the others' place
         assertEquals(List.of("00000000000000000006.checkpoint.parquet"), checkpoints(path));
