@@ -2,7 +2,6 @@ package io.deltasink.commit;
 
 import java.io.IOException;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -25,8 +24,6 @@ import io.deltasink.metrics.PluginSinkMetrics;
 import io.deltasink.metrics.SinkMetrics;
 import io.deltasink.storage.StorageErrors;
 import io.deltasink.storage.StorageSettings;
-import io.deltasink.table.CheckpointQueue;
-import io.deltasink.write.TaskThreads;
 
 /**
  * One task's write pipeline: records -> rows -> Parquet files -> one Delta commit per table and
@@ -51,11 +48,6 @@ import io.deltasink.write.TaskThreads;
  */
 public final class SinkSession {
     private static final Logger log = LoggerFactory.getLogger(SinkSession.class);
-    /**
-     * How long {@link #stop()} waits for the checkpoints asked for; the worker's task shutdown timeout
-     * is 5 s by default.
-     */
-    static final Duration CHECKPOINT_STOP_WAIT = Duration.ofSeconds(3);
 
     private final DeltaSinkConfig config;
     private final StorageSettings storage;
@@ -70,8 +62,6 @@ public final class SinkSession {
     private final EarlyCommit earlyCommit;
     /** Converts the records on more threads than the task's; null for the task's thread alone. */
     private final ParallelConversion conversion;
-    /** The checkpoints of the task's tables, written on a thread of their own. */
-    private final CheckpointQueue checkpoints;
     /** table location -> its route, in the order the tables were first used */
     private final Map<String, TableRoute> routes = new LinkedHashMap<>();
     /** topic -> its route */
@@ -99,8 +89,6 @@ public final class SinkSession {
         this.clock = clock;
         this.sleeper = sleeper;
         this.engineInfo = engineInfo;
-        this.checkpoints = new CheckpointQueue(TaskThreads.pool("delta-checkpoint-" + config.connectorName() + "-"
-                + config.taskIndex(), 1), CHECKPOINT_STOP_WAIT);
         this.metrics = PluginSinkMetrics.of(context);
         this.badRecords = new BadRecords(config.toleratesErrors(), errantReporter(context));
         this.fields = config.tablePerField()
@@ -132,8 +120,7 @@ public final class SinkSession {
         return new TableRoute(tableStorage.tableUri(),
                 new Assignment(config, fields == null ? context::offset : fields::collect, metrics,
                         tableStorage.tableUri()),
-                new TableBatch(config, tableStorage, converterFactory, badRecords, metrics, clock, sleeper, engineInfo,
-                        checkpoints),
+                new TableBatch(config, tableStorage, converterFactory, badRecords, metrics, clock, sleeper, engineInfo),
                 metrics, clock);
     }
 
@@ -249,7 +236,6 @@ public final class SinkSession {
         if (conversion != null) {
             conversion.close();
         }
-        checkpoints.close(); // before the task closes its storage
     }
 
     // ---- records ------------------------------------------------------------------------------

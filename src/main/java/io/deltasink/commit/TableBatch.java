@@ -26,7 +26,6 @@ import io.deltasink.model.Column;
 import io.deltasink.model.DataFile;
 import io.deltasink.model.RowSchema;
 import io.deltasink.storage.StorageSettings;
-import io.deltasink.table.CheckpointQueue;
 import io.deltasink.table.DeltaTable;
 import io.deltasink.table.SchemaEvolution;
 import io.deltasink.table.TableMismatchException;
@@ -91,11 +90,10 @@ final class TableBatch {
      *                         of a configured mapping or null in "auto" mode; in auto mode the
      *                         converter then comes from the existing table's columns, else from the
      *                         first record (one that gives no columns is a bad record)
-     * @param checkpoints      where the table's checkpoints are written
      */
     TableBatch(DeltaSinkConfig config, StorageSettings storage, ConverterFactory converterFactory,
                BadRecords badRecords, SinkMetrics metrics, Clock clock, TableCommitter.Sleeper sleeper,
-               String engineInfo, CheckpointQueue checkpoints) {
+               String engineInfo) {
         this.config = config;
         this.storage = storage;
         this.converterFactory = converterFactory;
@@ -103,7 +101,7 @@ final class TableBatch {
         this.metrics = metrics;
         this.clock = clock;
         this.engineInfo = engineInfo;
-        this.table = new DeltaTable(storage.createEngine(), storage.tableUri(), Clock.systemUTC(), 0, checkpoints);
+        this.table = new DeltaTable(storage.createEngine(), storage.tableUri());
         this.committer = new TableCommitter(table, config.commitMaxRetries(), config.retryBackoffMs(), sleeper);
         this.converter = converterFactory.create(null);
         this.evolution = SchemaEvolution.of(config.schemaEvolution());

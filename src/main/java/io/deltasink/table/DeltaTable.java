@@ -79,8 +79,6 @@ public final class DeltaTable {
      * {@link #latest} take the snapshot of the last commit instead of a listing.
      */
     private final boolean localLog;
-    /** Where this table's checkpoints are written; null: before each commit returns. */
-    private final CheckpointQueue checkpoints;
 
     /** A snapshot made by a commit of this instance, with its commit file's size and time as stored. */
     private record LastCommit(Snapshot snapshot, long size, long modified) {
@@ -100,15 +98,6 @@ public final class DeltaTable {
      *                              (0: never)
      */
     public DeltaTable(Engine engine, String tablePath, Clock clock, int logCompactionInterval) {
-        this(engine, tablePath, clock, logCompactionInterval, null);
-    }
-
-    /**
-     * @param checkpoints where the checkpoints of this instance's commits are written, off the
-     *                    committing thread; null to write each before its commit returns
-     */
-    public DeltaTable(Engine engine, String tablePath, Clock clock, int logCompactionInterval,
-                      CheckpointQueue checkpoints) {
         checkDigits(Locale.getDefault(Locale.Category.FORMAT));
         this.engine = Objects.requireNonNull(engine, "engine");
         this.tablePath = Objects.requireNonNull(tablePath, "tablePath");
@@ -118,7 +107,6 @@ public final class DeltaTable {
         }
         this.logCompactionInterval = logCompactionInterval;
         this.localLog = tablePath.regionMatches(true, 0, "file:", 0, 5);
-        this.checkpoints = checkpoints;
     }
 
     public String path() {
@@ -790,7 +778,6 @@ public final class DeltaTable {
     }
 
     private void runPostCommitHooks(TransactionCommitResult result, boolean schemaChange) {
-        long version = result.getVersion();
         for (PostCommitHook hook : result.getPostCommitHooks()) {
             if (schemaChange && (hook.getType() == PostCommitHook.PostCommitHookType.CHECKSUM_SIMPLE
                     || hook.getType() == PostCommitHook.PostCommitHookType.CHECKSUM_FULL)) {
@@ -798,40 +785,25 @@ public final class DeltaTable {
                 // a version without a checksum file is read from its log
                 continue;
             }
-            if (hook.getType() == PostCommitHook.PostCommitHookType.CHECKPOINT && checkpoints != null) {
-                // Kernel's own thread-safe path: it loads that version again, sharing no snapshot with
-                // the commits this task goes on making
-                checkpoints.submit(tablePath, () -> runPostCommitHook(hook, version, () -> hook.threadSafeInvoke(engine)));
-                continue;
+            long started = System.nanoTime();
+            try {
+                Optional<Snapshot> after = schemaChange ? Optional.empty() : result.getPostCommitSnapshot();
+                if (hook.getType() == PostCommitHook.PostCommitHookType.CHECKPOINT && after.isPresent()
+                        && after.get().getVersion() == result.getVersion()) {
+                    // from the snapshot in hand: Kernel's hook loads that version again, looking for the
+                    // checkpoint before it in a listing of up to 1,000 versions of the log
+                    after.get().writeCheckpoint(engine);
+                } else {
+                    hook.threadSafeInvoke(engine);
+                }
+                log.debug("Post-commit {} of {} version {} took {} ms", hook.getType(), tablePath,
+                        result.getVersion(), (System.nanoTime() - started) / 1_000_000);
+            } catch (CheckpointAlreadyExistsException e) {
+                log.debug("Checkpoint of {} version {} already exists", tablePath, result.getVersion());
+            } catch (Exception e) {
+                log.warn("Post-commit {} of {} version {} failed; the commit stands: {}", hook.getType(), tablePath,
+                        result.getVersion(), e.toString(), e);
             }
-            Optional<Snapshot> after = schemaChange ? Optional.empty() : result.getPostCommitSnapshot();
-            if (hook.getType() == PostCommitHook.PostCommitHookType.CHECKPOINT && after.isPresent()
-                    && after.get().getVersion() == version) {
-                // from the snapshot in hand: Kernel's hook loads that version again, looking for the
-                // checkpoint before it in a listing of up to 1,000 versions of the log
-                runPostCommitHook(hook, version, () -> after.get().writeCheckpoint(engine));
-            } else {
-                runPostCommitHook(hook, version, () -> hook.threadSafeInvoke(engine));
-            }
-        }
-    }
-
-    /** A post-commit hook's work: it may throw, the commit stands. */
-    private interface HookWork {
-        void run() throws Exception;
-    }
-
-    private void runPostCommitHook(PostCommitHook hook, long version, HookWork work) {
-        long started = System.nanoTime();
-        try {
-            work.run();
-            log.debug("Post-commit {} of {} version {} took {} ms", hook.getType(), tablePath, version,
-                    (System.nanoTime() - started) / 1_000_000);
-        } catch (CheckpointAlreadyExistsException e) {
-            log.debug("Checkpoint of {} version {} already exists", tablePath, version);
-        } catch (Exception e) {
-            log.warn("Post-commit {} of {} version {} failed; the commit stands: {}", hook.getType(), tablePath,
-                    version, e.toString(), e);
         }
     }
 
