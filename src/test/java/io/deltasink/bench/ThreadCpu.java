@@ -18,17 +18,24 @@ import java.util.stream.Stream;
  * thread's name). A thread that ended between the snapshots counts in the total and in "other".
  * Where there is no {@code /proc}, every figure is NaN.
  *
+ * <p>Beside the CPU time, the time each thread spent runnable but waiting for a core, from
+ * {@code /proc/<pid>/task/<tid>/schedstat} (its second field, in nanoseconds): on a machine whose
+ * cores are all busy, the figure that says how much of a run a thread lost to the others. A kernel
+ * without scheduler statistics has no such file; the waits are then not measured.
+ *
  * @param total   seconds of the whole process
  * @param byGroup seconds per group, in {@link #GROUPS} order
+ * @param waits   seconds waiting for a core per group, in {@link #GROUPS} order ("other" holding the
+ *                threads alive at the end that are in no other group); empty when not measured
  */
-record ThreadCpu(double total, Map<String, Double> byGroup) {
+record ThreadCpu(double total, Map<String, Double> byGroup, Map<String, Double> waits) {
     /** Clock ticks per second of the times in /proc (USER_HZ, 100 on Linux's x86 and arm64). */
     static final double TICKS_PER_SECOND = 100;
     static final List<String> GROUPS = List.of("JIT", "task", "writer", "convert", "GC", "other");
-    static final ThreadCpu UNKNOWN = new ThreadCpu(Double.NaN, Map.of());
+    static final ThreadCpu UNKNOWN = new ThreadCpu(Double.NaN, Map.of(), Map.of());
 
-    /** A thread's name and its ticks so far. */
-    record ThreadTicks(String name, long ticks) {
+    /** A thread's name, its ticks so far and its nanoseconds waiting for a core so far (-1: unknown). */
+    record ThreadTicks(String name, long ticks, long waitNanos) {
     }
 
     /** Ticks of a process and of each of its threads by thread id. */
@@ -44,7 +51,7 @@ record ThreadCpu(double total, Map<String, Double> byGroup) {
                 try {
                     String stat = Files.readString(task.resolve("stat"));
                     long tid = Long.parseLong(task.getFileName().toString());
-                    threads.put(tid, new ThreadTicks(name(stat), ticks(stat)));
+                    threads.put(tid, new ThreadTicks(name(stat), ticks(stat), waitNanos(task)));
                 } catch (NoSuchFileException ended) {
                     // the thread ended while the folder was read
                 }
@@ -61,20 +68,29 @@ record ThreadCpu(double total, Map<String, Double> byGroup) {
             return UNKNOWN;
         }
         Map<String, Double> groups = new LinkedHashMap<>();
+        Map<String, Double> waits = new LinkedHashMap<>();
         GROUPS.forEach(g -> groups.put(g, 0.0));
+        GROUPS.forEach(g -> waits.put(g, 0.0));
+        boolean waitsKnown = true;
         double grouped = 0;
         for (Map.Entry<Long, ThreadTicks> t : after.threads.entrySet()) {
+            ThreadTicks now = t.getValue();
             ThreadTicks was = before.threads.get(t.getKey());
-            long ticks = t.getValue().ticks() - (was == null ? 0 : was.ticks());
-            String group = group(t.getValue().name());
+            long ticks = now.ticks() - (was == null ? 0 : was.ticks());
+            String group = group(now.name());
             if (!group.equals("other")) {
                 groups.merge(group, ticks / TICKS_PER_SECOND, Double::sum);
                 grouped += ticks / TICKS_PER_SECOND;
             }
+            if (now.waitNanos() < 0 || was != null && was.waitNanos() < 0) {
+                waitsKnown = false;
+            } else {
+                waits.merge(group, (now.waitNanos() - (was == null ? 0 : was.waitNanos())) / 1e9, Double::sum);
+            }
         }
         double total = (after.processTicks - before.processTicks) / TICKS_PER_SECOND;
         groups.put("other", Math.max(0, total - grouped));
-        return new ThreadCpu(total, groups);
+        return new ThreadCpu(total, groups, waitsKnown && !after.threads.isEmpty() ? waits : Map.of());
     }
 
     /** The group of a thread by its name in /proc (at most 15 bytes). */
@@ -102,6 +118,20 @@ record ThreadCpu(double total, Map<String, Double> byGroup) {
         return stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     }
 
+    /** The nanoseconds the thread has waited for a core: the second field of its schedstat; -1 without one. */
+    static long waitNanos(Path task) {
+        try {
+            return waitNanos(Files.readString(task.resolve("schedstat")));
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** The second of schedstat's three fields: time on a core, time waiting for one, time slices. */
+    static long waitNanos(String schedstat) {
+        return Long.parseLong(schedstat.trim().split(" ")[1]);
+    }
+
     /** utime + stime: fields 14 and 15 of stat, counted from the pid as field 1. */
     static long ticks(String stat) {
         String[] rest = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
@@ -118,6 +148,18 @@ record ThreadCpu(double total, Map<String, Double> byGroup) {
         for (String g : GROUPS) {
             out.append(sep).append(g).append(String.format(Locale.ROOT, " %.1f", byGroup.get(g)));
             sep = ", ";
+        }
+        return out.toString();
+    }
+
+    /** "JIT 2.8, task 2.6, writer 0.9, ..." (seconds), or "not measured". */
+    String describeWaits() {
+        if (waits.isEmpty()) {
+            return "not measured (no scheduler statistics)";
+        }
+        StringBuilder out = new StringBuilder();
+        for (String g : GROUPS) {
+            out.append(out.length() == 0 ? "" : ", ").append(g).append(String.format(Locale.ROOT, " %.1f", waits.get(g)));
         }
         return out.toString();
     }

@@ -73,7 +73,8 @@ import io.deltasink.testing.TableLocation;
  * worker started between the connector's creation and the end, from its Flight Recorder file. "CPU s
  * (JIT)" is the worker's CPU time from the connector's creation to the end and the part of it its JIT
  * compilers took ({@link ThreadCpu}, Linux); the run's lines also give the task, writer, conversion
- * and GC threads' parts and the CPU of the bench's own JVM (the broker). Run from the project root:
+ * and GC threads' parts, the CPU of the bench's own JVM (the broker), and how long the worker's threads
+ * waited for a core while runnable (Linux's scheduler statistics). Run from the project root:
  * {@code mvn -q -B -Pbench test-compile exec:java -Dexec.args="N [flush ms] [tasks=..] [compression=..] ..."}.
  */
 public final class ThroughputBench {
@@ -329,6 +330,8 @@ public final class ThroughputBench {
                     + "broker, the bench) %.1f s, its JIT %.1f%n", seconds * Runtime.getRuntime().availableProcessors(),
                     Runtime.getRuntime().availableProcessors(), workerCpu.describe(), benchCpu.total(),
                     benchCpu.byGroup().getOrDefault("JIT", Double.NaN));
+            System.out.printf(Locale.ROOT, "  waiting for a core in the timed run (runnable, not running), s: the worker's "
+                    + "threads %s%n", workerCpu.describeWaits());
             System.out.println("  processes started by the worker: " + (forks.processes() < 0
                     ? "not recorded by this JDK" : forks.processes() + " " + forks.byCaller()));
             System.out.println("  rows in the table: " + rows + (rows == events ? "" : "  <-- NOT the number of events")
