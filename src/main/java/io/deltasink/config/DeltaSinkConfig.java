@@ -176,12 +176,14 @@ public final class DeltaSinkConfig extends AbstractConfig {
     static final long BUFFER_MAX_BYTES_DEFAULT = 32L << 20;
 
     public static final String WRITER_BACKGROUND = "writer.background";
-    static final String WRITER_BACKGROUND_DOC = "Encode, compress and write the data files in a thread of the "
-            + "task's own (named delta-writer-<connector>-<task>) while the task converts the next records; rows "
+    static final String WRITER_BACKGROUND_DOC = "true: encode, compress and write the data files in a thread of "
+            + "the task's own (named delta-writer-<connector>-<task>) while the task converts the next records; rows "
             + "go to it in chunks of 128 rows or 256 KiB (at most 4 chunks wait and one fills: 1.25 MiB "
-            + "besides buffer.max.bytes). Each put() waits for its rows before returning, so a storage failure fails that put() as without it. "
-            + "false: everything on the task's thread.";
-    static final boolean WRITER_BACKGROUND_DEFAULT = true;
+            + "besides buffer.max.bytes). Each put() waits for its rows before returning, so a storage failure fails "
+            + "that put() as without it. It can pay on a worker with idle cores; where the cores are busy (a broker "
+            + "on the same machine, more tasks than cores) the hand-off costs more CPU than it saves. "
+            + "false (the default): everything on the task's thread.";
+    static final boolean WRITER_BACKGROUND_DEFAULT = false;
 
     public static final String CONVERT_THREADS = "convert.threads";
     static final String CONVERT_THREADS_DOC = "Threads that turn a put()'s records into rows, the task's own thread "

@@ -38,10 +38,11 @@ import io.deltasink.write.WriterSettings;
  * Each iteration converts and writes all records and closes the files ({@code finish()}, as a commit
  * does); one writer serves all iterations, as a task's serves its commits (columns that gave their
  * dictionary up in a file are written without one in the next); warm-up iterations first,
- * then the median and range of the measured ones in records/s. {@code mode=encode} takes the records
- * in the connector's order: a chunk converted and checked as the task's thread does before handing it
- * to the writer thread, then the chunk's rows written; {@code mode=row} converts and writes each record
- * before the next. {@code mode=convert} times the
+ * then the median and range of the measured ones in records/s. {@code mode=row} converts and writes
+ * each record before the next, the connector's order by default ({@code writer.background=false});
+ * {@code mode=encode} takes them in its order with {@code writer.background=true}, on one thread: a
+ * chunk converted and checked as the task's thread does before handing it to the writer thread, then
+ * the chunk's rows written. {@code mode=convert} times the
  * conversion alone; {@code mode=write} converts 1,000 records at a time outside the timing and times
  * only {@link PartitionedWriter#write} and {@code finish()}. The converter's clock is a task's
  * {@link BatchClock}, ticked every {@link #PUT_RECORDS} records as the task ticks it at every
@@ -247,7 +248,7 @@ public final class ConvertEncodeBench {
     }
 
     /**
-     * The connector's order on one thread: a chunk of {@link BackgroundWriter#CHUNK_ROWS} records
+     * The connector's order with a writer thread, on one thread: a chunk of {@link BackgroundWriter#CHUNK_ROWS} records
      * converted and checked ({@link PartitionedWriter#check}, what the task's thread does before the
      * hand-off), then its rows written (what the writer thread does with the chunk).
      */
@@ -274,7 +275,7 @@ public final class ConvertEncodeBench {
         return finish(writer);
     }
 
-    /** Each record converted and written before the next one is converted (the figures of {@code mode=encode} before the writer took chunks). */
+    /** Each record converted and written before the next one is converted: the task's thread without a writer thread. */
     private static long convertAndWriteEach(PartitionedWriter writer, RecordConverter converter, BatchClock clock,
                                             List<SinkRecord> records) throws Exception {
         for (int i = 0; i < records.size(); i++) {

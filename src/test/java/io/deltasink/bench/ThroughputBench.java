@@ -45,7 +45,7 @@ import io.deltasink.testing.TableLocation;
  * <p>Options, each with one value or several separated by commas (every combination is run, against
  * the same topic, each on a table and worker of its own): {@code tasks=1,2,3} (tasks.max),
  * {@code compression=snappy,zstd} (parquet.compression), {@code background=true,false}
- * (writer.background), {@code value=string,bytes} (the worker's StringConverter or, as the presets
+ * (writer.background; default false, the connector's), {@code value=string,bytes} (the worker's StringConverter or, as the presets
  * ship, ByteArrayConverter for the value; default bytes), {@code partitions=P} (spreads the events
  * over P table partitions, 20 device types x P/20 days, each event in another partition than the one
  * before, as a replay of many days would; without it they go to the seed's two device types on one
@@ -122,7 +122,7 @@ public final class ThroughputBench {
         Map<String, String> keys = new LinkedHashMap<>();
         keys.put("tasks", "1");
         keys.put("compression", "snappy");
-        keys.put("background", "true");
+        keys.put("background", "false");
         keys.put("value", "bytes");
         keys.put("poll", "default");
         keys.put("fetch", "default");

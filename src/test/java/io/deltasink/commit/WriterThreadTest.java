@@ -34,7 +34,7 @@ import io.deltasink.testing.SensorEvents;
 import io.deltasink.testing.SinkRecords;
 
 /**
- * The background writer (writer.background, on by default) under the session, against real tables
+ * The background writer (writer.background=true; off by default) under the session, against real tables
  * read back with the independent reader: data files fail on the writer thread (injected by
  * {@link DataFileFaults}) and every offset still lands once; a bad row still goes to the dead
  * letter queue with its own record; stop() leaves no writer thread and no conversion helper.
@@ -59,6 +59,13 @@ class WriterThreadTest {
 
     /** Tiny files and the smallest bound: put() writes files all the time, on the writer thread. */
     private SinkSession session(RecordingContext ctx, Map<String, String> extra) {
+        Map<String, String> settings = new HashMap<>(Map.of(DeltaSinkConfig.WRITER_BACKGROUND, "true"));
+        settings.putAll(extra);
+        return sessionWithDefaults(ctx, settings);
+    }
+
+    /** Tiny files and the smallest bound, writer.background as the connector's default unless given. */
+    private SinkSession sessionWithDefaults(RecordingContext ctx, Map<String, String> extra) {
         Map<String, String> settings = new HashMap<>(DataFileFaults.settings());
         settings.put(DeltaSinkConfig.FILE_TARGET_BYTES, "2048");
         settings.put(DeltaSinkConfig.BUFFER_MAX_BYTES, "65536");
@@ -174,10 +181,10 @@ class WriterThreadTest {
     }
 
     @Test
-    void withoutTheBackgroundWriterTheTaskThreadWritesTheFiles() {
+    void byDefaultTheTaskThreadWritesTheFiles() {
         RecordingContext ctx = new RecordingContext(false);
-        SinkSession s = session(ctx, Map.of(DeltaSinkConfig.WRITER_BACKGROUND, "false",
-                DeltaSinkConfig.CONNECTOR_NAME, OWN_NAME));
+        // writer.background left to its default (false)
+        SinkSession s = sessionWithDefaults(ctx, Map.of(DeltaSinkConfig.CONNECTOR_NAME, OWN_NAME));
         s.open(PARTITIONS);
         s.put(topic(300).get(PARTITIONS.get(0)));
         s.commit(Map.of());
