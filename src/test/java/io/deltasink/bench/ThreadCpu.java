@@ -143,23 +143,19 @@ record ThreadCpu(double total, Map<String, Double> byGroup, Map<String, Double> 
         if (Double.isNaN(total)) {
             return "not measured (no /proc)";
         }
-        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%.1f s:", total));
-        String sep = " ";
-        for (String g : GROUPS) {
-            out.append(sep).append(g).append(String.format(Locale.ROOT, " %.1f", byGroup.get(g)));
-            sep = ", ";
-        }
-        return out.toString();
+        return String.format(Locale.ROOT, "%.1f s: ", total) + bySeconds(byGroup);
     }
 
     /** "JIT 2.8, task 2.6, writer 0.9, ..." (seconds), or "not measured". */
     String describeWaits() {
-        if (waits.isEmpty()) {
-            return "not measured (no scheduler statistics)";
-        }
+        return waits.isEmpty() ? "not measured (no scheduler statistics)" : bySeconds(waits);
+    }
+
+    /** "JIT 2.8, task 2.6, ...": seconds per group, in {@link #GROUPS} order. */
+    private static String bySeconds(Map<String, Double> seconds) {
         StringBuilder out = new StringBuilder();
         for (String g : GROUPS) {
-            out.append(out.length() == 0 ? "" : ", ").append(g).append(String.format(Locale.ROOT, " %.1f", waits.get(g)));
+            out.append(out.length() == 0 ? "" : ", ").append(g).append(String.format(Locale.ROOT, " %.1f", seconds.get(g)));
         }
         return out.toString();
     }
