@@ -261,10 +261,10 @@ final class ColumnChunkBuffer {
             hasValue = true;
             minLong = bit;
             maxLong = bit;
-        } else if (bit < minLong) {
-            minLong = bit;
-        } else if (bit > maxLong) {
-            maxLong = bit;
+        } else {
+            // 0 and 1 only: no branch, so the first value unlike the others is no trap in the JIT's code
+            minLong &= bit;
+            maxLong |= bit;
         }
         booleanBits |= bit << booleanCount;
         if (++booleanCount == 8) {
