@@ -63,7 +63,11 @@ import io.deltasink.testing.TableLocation;
  * data archive, {@code -XX:ArchiveClassesAtExit}). {@code warm=N} reads the whole topic N times with a
  * plain consumer before the first run and prints the rate (the broker's raw consumption);
  * {@code warmup=N} makes N untimed runs of the first configuration before the timed ones, each on a
- * table and worker of its own, left out of the table. {@code jfr=profile} records the
+ * table and worker of its own, left out of the table. {@code ceiling=N} runs {@link WorkerCeilingBench}'s
+ * sink that drops the records N times before the runs and N times after, on the same topic with the
+ * first configuration's tasks and worker options, and prints each run's share of their median: the
+ * machine's speed moves by a third within an hour, and a run's share of the ceiling measured beside it
+ * moves much less. {@code jfr=profile} records the
  * worker with the JDK's "profile" settings instead of "default" and keeps the recording for a look at
  * hot methods and allocation.
  *
@@ -86,7 +90,7 @@ public final class ThroughputBench {
     private static final String FETCH_MAX_BYTES = "consumer.override.fetch.max.bytes";
     private static final List<String> OPTIONS = List.of("tasks", "compression", "background", "convert", "value", "partitions",
             "storage",
-            "jfr", "poll", "fetch", "jvm", "group", "worker", "java", "aot", "warm", "warmup");
+            "jfr", "poll", "fetch", "jvm", "group", "worker", "java", "aot", "warm", "warmup", "ceiling");
     /** The defaults of the options about the worker, its consumer and the task's threads, in the table's order. */
     private static final Map<String, String> WORKER_DEFAULTS = orderedMap("group", "classic", "worker", "classpath",
             "java", "this", "aot", "none", "convert", "default");
@@ -108,7 +112,7 @@ public final class ThroughputBench {
      * consumer's max.poll.records, through consumer.override.*; default: the preset's, else Kafka's 500)
      * [fetch=default,kafka,N,..] (its fetch.max.bytes; default: the preset's) [jvm=bare,kafka,-XX:..,..]
      * [group=classic,consumer] [worker=classpath,plugin] [java=N] [aot=none,cache,cds] [convert=default,N,..]
-     * [warm=N] [warmup=N].
+     * [warm=N] [warmup=N] [ceiling=N].
      */
     public static void main(String[] args) throws Exception {
         BenchArgs parsed = BenchArgs.parse(OPTIONS, args);
@@ -119,6 +123,7 @@ public final class ThroughputBench {
         String jfrSettings = parsed.single("jfr", "default");
         int warmReads = Integer.parseInt(parsed.single("warm", "0"));
         int warmupRuns = Integer.parseInt(parsed.single("warmup", "0"));
+        int ceilingRuns = Integer.parseInt(parsed.single("ceiling", "0"));
         Map<String, String> keys = new LinkedHashMap<>();
         keys.put("tasks", "1");
         keys.put("compression", "snappy");
@@ -136,6 +141,8 @@ public final class ThroughputBench {
         EmbeddedKafkaCluster kafka = new EmbeddedKafkaCluster(1, new Properties());
         kafka.start();
         List<Result> results = new ArrayList<>();
+        List<Double> ceilingBefore = new ArrayList<>();
+        List<Double> ceilingAfter = new ArrayList<>();
         try (Admin admin = kafka.createAdminClient()) {
             kafka.createTopic(TOPIC, PARTITIONS);
             long produceStart = System.nanoTime();
@@ -152,6 +159,8 @@ public final class ThroughputBench {
                 System.out.printf(Locale.ROOT, "broker warm-up, read %d of %d: %,d events in %.2f s (%,.0f events/s)%n",
                         i, warmReads, read[0], readSeconds, read[0] / readSeconds);
             }
+            ceilingBefore.addAll(ceilingRuns(kafka, admin, ends, runs.get(0), ceilingRuns, 0, dir, flushIntervalMs,
+                    events));
             for (int i = 0; i < warmupRuns + runs.size(); i++) {
                 boolean warmup = i < warmupRuns;
                 Path runDir = dir.resolve("run-" + i);
@@ -170,6 +179,8 @@ public final class ThroughputBench {
                     table.close();
                 }
             }
+            ceilingAfter.addAll(ceilingRuns(kafka, admin, ends, runs.get(0), ceilingRuns, ceilingRuns, dir,
+                    flushIntervalMs, events));
         } finally {
             kafka.stop();
             if (server != null) {
@@ -181,6 +192,10 @@ public final class ThroughputBench {
                 + HEAP + ", offset.flush.interval.ms=" + flushIntervalMs + ", table " + (s3 ? "on S3 (S3Proxy)" : "local")
                 + (tablePartitions > 0 ? ", " + tablePartitions + " table partitions" : "") + " ===");
         System.out.println(table(results));
+        if (ceilingRuns > 0) {
+            System.out.println(ceilingLine(ceilingBefore, ceilingAfter,
+                    results.stream().map(r -> r.events / r.seconds).toList()));
+        }
         System.out.printf(Locale.ROOT, "machine: %d cores, load average %.1f before, %.1f after; work dir %s%n",
                 Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(), dir);
         for (Result r : results) {
@@ -189,6 +204,52 @@ public final class ThroughputBench {
                         + " events");
             }
         }
+    }
+
+    /**
+     * {@code count} runs of {@link WorkerCeilingBench}'s sink that drops the records, on the same topic with
+     * {@code like}'s tasks and worker JVM options, numbered from {@code first}; their events/s.
+     */
+    private static List<Double> ceilingRuns(EmbeddedKafkaCluster kafka, Admin admin, Map<TopicPartition, Long> ends,
+                                            Map<String, String> like, int count, int first, Path dir,
+                                            String flushIntervalMs, int events) throws Exception {
+        List<Double> rates = new ArrayList<>();
+        for (int i = first; i < first + count; i++) {
+            Path runDir = dir.resolve("ceiling-" + i);
+            Files.createDirectories(runDir);
+            WorkerCeilingBench.Timed timed = WorkerCeilingBench.run(kafka, admin, ends,
+                    Map.of("tasks", like.get("tasks"), "jvm", like.get("jvm")), i, runDir, flushIntervalMs);
+            rates.add(events / timed.seconds());
+            System.out.printf(Locale.ROOT, "ceiling run %d (a sink that drops the records): %.1f s (%,.0f events/s); "
+                    + "the worker's CPU %s%n", i, timed.seconds(), events / timed.seconds(), timed.cpu().describe());
+        }
+        return rates;
+    }
+
+    /**
+     * The ceiling runs of the call, before and after the runs, and each run's share of their median:
+     * what the connector makes of the machine as fast as it was during the call.
+     */
+    static String ceilingLine(List<Double> before, List<Double> after, List<Double> rates) {
+        double[] sorted = java.util.stream.Stream.concat(before.stream(), after.stream()).mapToDouble(Double::doubleValue)
+                .sorted().toArray();
+        int n = sorted.length;
+        double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        StringBuilder out = new StringBuilder("a sink that drops the records (WorkerCeilingBench), before the runs above: ")
+                .append(rates(before)).append(", after them: ").append(rates(after))
+                .append(String.format(Locale.ROOT, " events/s, median %,.0f; the runs above at ", median));
+        for (int i = 0; i < rates.size(); i++) {
+            out.append(i == 0 ? "" : " / ").append(String.format(Locale.ROOT, "%.2f", rates.get(i) / median));
+        }
+        return out.append(" of it").toString();
+    }
+
+    private static String rates(List<Double> rates) {
+        StringBuilder out = new StringBuilder();
+        for (double rate : rates) {
+            out.append(out.length() == 0 ? "" : " / ").append(String.format(Locale.ROOT, "%,.0f", rate));
+        }
+        return out.toString();
     }
 
     private static Map<String, String> orderedMap(String... keysAndValues) {

@@ -25,7 +25,8 @@ import io.deltasink.proc.WorkerProcess;
  * offset.flush.interval.ms, the local preset's converters, consumer overrides and error handling, tasks.max), but
  * a sink that drops every record ({@link NullSinkConnector}). The clock runs from the connector's
  * creation until the worker has committed the end offsets to the consumer group, as the Delta
- * sink's runs end when its table holds them. No table is written, so the figure is a ceiling for
+ * sink's runs end when its table holds them; the task asks for that commit once drained, as the Delta
+ * sink's does. No table is written, so the figure is a ceiling for
  * any sink in one worker: Kafka's consumer and Connect's per-record work (conversion, metrics, the
  * SinkRecord) and nothing else. "CPU s (JIT)" is the worker's CPU time in the timed run and its JIT
  * compilers' part ({@link ThreadCpu}). Run from the project root:
@@ -91,10 +92,14 @@ public final class WorkerCeilingBench {
     }
 
     /** A run's time and the worker's CPU time in it. */
-    private record Timed(double seconds, ThreadCpu cpu) {
+    record Timed(double seconds, ThreadCpu cpu) {
     }
 
-    private static Timed run(EmbeddedKafkaCluster kafka, Admin admin, Map<TopicPartition, Long> ends,
+    /**
+     * One run of the sink that drops the records, {@code run}'s {@code tasks} and {@code jvm}, named by
+     * {@code index} (its connector and consumer group: distinct per run of one broker).
+     */
+    static Timed run(EmbeddedKafkaCluster kafka, Admin admin, Map<TopicPartition, Long> ends,
                               Map<String, String> run, int index, Path dir, String flushIntervalMs) throws Exception {
         String name = "null-sink-" + index;
         WorkerProcess worker = new WorkerProcess(kafka.bootstrapServers(), "ceiling-" + index, dir.resolve("worker"),
