@@ -65,9 +65,9 @@ import io.deltasink.testing.TableLocation;
  * {@code warmup=N} makes N untimed runs of the first configuration before the timed ones, each on a
  * table and worker of its own, left out of the table. {@code ceiling=N} runs {@link WorkerCeilingBench}'s
  * sink that drops the records N times before the runs and N times after, on the same topic with the
- * first configuration's tasks and worker options, and prints each run's share of their median: the
- * machine's speed moves by a third within an hour, and a run's share of the ceiling measured beside it
- * moves much less. {@code jfr=profile} records the
+ * first configuration's tasks and worker options, and prints each run's share of their median, to read
+ * the runs against the machine's speed during the call (it moves by a third within an hour).
+ * {@code jfr=profile} records the
  * worker with the JDK's "profile" settings instead of "default" and keeps the recording for a look at
  * hot methods and allocation.
  *
