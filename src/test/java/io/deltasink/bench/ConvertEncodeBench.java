@@ -139,10 +139,7 @@ public final class ConvertEncodeBench {
             Map<String, String> run = runs.get(r);
             double[] sorted = medians[r].clone();
             Arrays.sort(sorted);
-            StringBuilder each = new StringBuilder();
-            for (double m : medians[r]) {
-                each.append(each.length() == 0 ? "" : " / ").append(String.format(Locale.ROOT, "%,.0f", m));
-            }
+            String each = Figures.joined("%,.0f", medians[r]);
             System.out.printf(Locale.ROOT, "%-7s %-8s %-8s %,12.0f %,12.0f %,12.0f  %s%n", run.get("value"),
                     run.get("mode"), run.get("compression"), median(sorted), sorted[0], sorted[sorted.length - 1],
                     each);

@@ -231,25 +231,15 @@ public final class ThroughputBench {
      * what the connector makes of the machine as fast as it was during the call.
      */
     static String ceilingLine(List<Double> before, List<Double> after, List<Double> rates) {
-        double[] sorted = java.util.stream.Stream.concat(before.stream(), after.stream()).mapToDouble(Double::doubleValue)
-                .sorted().toArray();
+        double[] sorted = Stream.concat(before.stream(), after.stream()).mapToDouble(Double::doubleValue).sorted()
+                .toArray();
         int n = sorted.length;
         double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-        StringBuilder out = new StringBuilder("a sink that drops the records (WorkerCeilingBench), before the runs above: ")
-                .append(rates(before)).append(", after them: ").append(rates(after))
-                .append(String.format(Locale.ROOT, " events/s, median %,.0f; the runs above at ", median));
-        for (int i = 0; i < rates.size(); i++) {
-            out.append(i == 0 ? "" : " / ").append(String.format(Locale.ROOT, "%.2f", rates.get(i) / median));
-        }
-        return out.append(" of it").toString();
-    }
-
-    private static String rates(List<Double> rates) {
-        StringBuilder out = new StringBuilder();
-        for (double rate : rates) {
-            out.append(out.length() == 0 ? "" : " / ").append(String.format(Locale.ROOT, "%,.0f", rate));
-        }
-        return out.toString();
+        return "a sink that drops the records (WorkerCeilingBench), before the runs above: "
+                + Figures.joined("%,.0f", before.stream().mapToDouble(Double::doubleValue).toArray()) + ", after them: "
+                + Figures.joined("%,.0f", after.stream().mapToDouble(Double::doubleValue).toArray())
+                + String.format(Locale.ROOT, " events/s, median %,.0f; the runs above at ", median)
+                + Figures.joined("%.2f", rates.stream().mapToDouble(rate -> rate / median).toArray()) + " of it";
     }
 
     private static Map<String, String> orderedMap(String... keysAndValues) {
